@@ -1,0 +1,62 @@
+"""Fixtures shared by every test: the three personas and plain make_* factories.
+
+alice owns things, bob sees them only through a share link, charlie is a
+stranger who must get 404 everywhere.
+"""
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parent.parent / "shared"
+DATASETS = SHARED / "datasets"
+
+
+def shared_dataset(name):
+    """Return the path of a file in ../shared/datasets (tests and benchmarks only)."""
+    path = DATASETS / name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: the tests need ../shared/datasets beside the project")
+    return path
+
+
+@pytest.fixture
+def eager_celery():
+    from corelsweb.celery import app
+
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager = False
+
+
+def make_user(username):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username=username, password=f"{username}-password-123")
+
+
+@pytest.fixture
+def alice(db):
+    return make_user("alice")
+
+
+@pytest.fixture
+def charlie(db):
+    return make_user("charlie")
+
+
+@pytest.fixture
+def alice_client(client, alice):
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def charlie_client(client, charlie):
+    client.force_login(charlie)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"

@@ -1,0 +1,58 @@
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+def dataset_upload_path(instance, filename):
+    # Stored names never contain anything from the user's file name.
+    return f"datasets/{instance.owner_id}/{uuid.uuid4().hex}.csv"
+
+
+class Dataset(models.Model):
+    """An uploaded table, its parsed column profile and its column roles."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="datasets")
+    name = models.CharField(max_length=200)
+    original_filename = models.CharField(max_length=255, blank=True)
+    file = models.FileField(upload_to=dataset_upload_path, max_length=255)
+    size_bytes = models.BigIntegerField(default=0)
+    n_rows = models.IntegerField(default=0)
+    n_columns = models.IntegerField(default=0)
+    delimiter = models.CharField(max_length=4, default=",")
+    encoding = models.CharField(max_length=20, default="utf-8")
+    columns = models.JSONField(default=list)
+    preview = models.JSONField(default=list)
+    roles = models.JSONField(default=dict)
+    binarization = models.CharField(max_length=40, default="exact")
+    source = models.CharField(max_length=300, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("dataset-detail", args=[self.pk])
+
+    @property
+    def column_names(self):
+        return [c["name"] for c in self.columns]
+
+    @property
+    def label_column(self):
+        return self.roles.get("label") or ""
+
+    def column(self, name):
+        for c in self.columns:
+            if c["name"] == name:
+                return c
+        return None
+
+    def label_counts(self):
+        """Return ``{value: rows}`` of the label column, or None when unknown."""
+        column = self.column(self.label_column)
+        return None if column is None else column.get("counts")

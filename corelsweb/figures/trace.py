@@ -1,0 +1,54 @@
+"""The search's lower and upper bounds closing over time."""
+
+from corelsweb.figures.common import LOWER_COLOR, UPPER_COLOR, base_layout, figure
+
+
+def _points(trace, key):
+    xs, ys = [], []
+    for t, v in zip(trace.get("elapsed", []), trace.get(key, [])):
+        if v is not None:
+            xs.append(t)
+            ys.append(v)
+    return xs, ys
+
+
+def bound_trace_figure(trace, title="Bounds over time"):
+    """Return a figure of lower and upper bound against elapsed seconds (step lines)."""
+    data = []
+    for key, name, color in (("upper_bound", "Upper bound (best model so far)", UPPER_COLOR),
+                             ("lower_bound", "Lower bound (proved)", LOWER_COLOR)):
+        xs, ys = _points(trace, key)
+        data.append({
+            "type": "scatter", "x": xs, "y": ys, "name": name, "mode": "lines+markers",
+            "line": {"shape": "hv", "color": color, "width": 2}, "marker": {"size": 4},
+            "hovertemplate": "%{y:.6f} at %{x:.2f}s<extra>" + name + "</extra>",
+        })
+    layout = base_layout(
+        title={"text": title, "font": {"size": 14}},
+        height=320,
+        xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
+        yaxis={"title": {"text": "objective"}, "gridcolor": "#eee"},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return figure(data, layout)
+
+
+def search_size_figure(trace):
+    """Return a figure of the search's size columns (queue, graph, trie, ...) over time, or None."""
+    skip = {"elapsed", "lower_bound", "upper_bound", "memory"}
+    data = []
+    for key in trace:
+        if key in skip:
+            continue
+        xs, ys = _points(trace, key)
+        if ys:
+            data.append({"type": "scatter", "x": xs, "y": ys, "name": key.replace("_", " "), "mode": "lines"})
+    if not data:
+        return None
+    layout = base_layout(
+        title={"text": "Search size over time", "font": {"size": 14}}, height=280,
+        xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
+        yaxis={"title": {"text": "count"}, "type": "log", "gridcolor": "#eee"},
+        legend={"orientation": "h", "y": -0.3},
+    )
+    return figure(data, layout)

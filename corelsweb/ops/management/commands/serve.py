@@ -1,0 +1,66 @@
+"""Run the whole app on one machine: migrate, bootstrap, a Celery worker and the web server."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Migrate, create the demo account, start a Celery worker process and gunicorn; stop both on Ctrl-C."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "1")))
+        parser.add_argument("--no-bootstrap", action="store_true")
+
+    def handle(self, *args, host, port, concurrency, no_bootstrap, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        if not no_bootstrap:
+            call_command("bootstrap")
+        python = sys.executable
+        worker = subprocess.Popen([
+            python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO",
+            f"--concurrency={concurrency}", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n", "worker@%h",
+        ])
+        web = subprocess.Popen([
+            python, "-m", "gunicorn", "corelsweb.wsgi", "--bind", f"{host}:{port}",
+            "--workers", "2", "--threads", "4", "--access-logfile", "-", "--log-level", "warning",
+        ])
+        self.stdout.write(self.style.SUCCESS(
+            f"\ncorelsweb is running at http://{host}:{port}/  (demo account: demo / demo-corelsweb)\n"
+            f"database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
+            f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the worker.\n"
+        ))
+        children = [worker, web]
+        signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            while all(p.poll() is None for p in children):
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for p in children:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGTERM)
+            for p in children:
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        failed = [p for p in children if p.returncode not in (0, -signal.SIGTERM, None)]
+        if failed:
+            self.stderr.write("a child process stopped unexpectedly; see its output above")
+            sys.exit(1)
+
+
+def _raise_interrupt(signum, frame):
+    # SIGTERM (from a supervisor or kill) stops the children as Ctrl-C does.
+    raise KeyboardInterrupt

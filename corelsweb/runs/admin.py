@@ -1,0 +1,11 @@
+from django.contrib import admin
+
+from corelsweb.runs.models import Run
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ("id", "algorithm", "dataset", "owner", "status", "worker", "attempts", "created", "finished")
+    list_filter = ("status", "algorithm")
+    search_fields = ("dataset__name", "owner__username", "error")
+    readonly_fields = ("created", "started", "finished", "heartbeat", "traceback", "result", "trace", "progress")

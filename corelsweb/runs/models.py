@@ -1,0 +1,68 @@
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+
+class Run(models.Model):
+    """One solve of one algorithm on one dataset, from queue to result."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        OPTIMAL = "optimal", "Optimal (proved)"
+        HEURISTIC = "heuristic", "Finished (heuristic, not proved optimal)"
+        TIME_LIMIT = "time_limit", "Stopped at the time limit"
+        NODE_LIMIT = "node_limit", "Stopped at the node limit"
+        MEMORY_LIMIT = "memory_limit", "Stopped at the memory limit"
+        CANCELLED = "cancelled", "Cancelled"
+        FAILED = "failed", "Failed"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    WITH_MODEL = (Status.OPTIMAL, Status.HEURISTIC, Status.TIME_LIMIT, Status.NODE_LIMIT, Status.MEMORY_LIMIT,
+                  Status.CANCELLED)
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="runs")
+    dataset = models.ForeignKey("datasets.Dataset", models.CASCADE, related_name="runs")
+    algorithm = models.CharField(max_length=40)
+    params = models.JSONField(default=dict)
+    limits = models.JSONField(default=dict)
+    roles = models.JSONField(default=dict)
+    binarization = models.CharField(max_length=40, default="exact")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    cancel_requested = models.BooleanField(default=False)
+    progress = models.JSONField(default=dict, blank=True)
+    trace = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    traceback = models.TextField(blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    attempts = models.IntegerField(default=0)
+    version = models.IntegerField(default=0)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    heartbeat = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return f"{self.algorithm} on {self.dataset} ({self.status})"
+
+    def get_absolute_url(self):
+        return reverse("run-detail", args=[self.pk])
+
+    @property
+    def is_active(self):
+        return self.status in self.ACTIVE
+
+    @property
+    def has_model(self):
+        return self.result is not None
+
+    def elapsed_seconds(self):
+        if self.started is None:
+            return None
+        end = self.finished or timezone.now()
+        return max(0.0, (end - self.started).total_seconds())

@@ -1,0 +1,151 @@
+"""The life of a run: create, enqueue, claim, execute, cancel, retry."""
+
+import logging
+import time
+import traceback as tb
+
+from django.conf import settings
+from django.db.models import F
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+
+from corelsweb.datasets.services import load_problem
+from corelsweb.runs.models import Run
+from solver import registry
+from solver.api import Limits, ProblemError, solve
+from solver.data import DataError
+from solver.registry import ParameterError
+
+log = logging.getLogger(__name__)
+
+LIVE_TRACE_POINTS = 600
+
+
+def get_run_for_user(request, pk):
+    """Return run ``pk`` if the signed-in user owns it, else 404."""
+    if not request.user.is_authenticated:
+        raise Http404
+    return get_object_or_404(Run.objects.select_related("dataset"), pk=pk, owner=request.user)
+
+
+def create_run(owner, dataset, algorithm, params, limits):
+    """Store a queued run and enqueue it once the transaction commits."""
+    from corelsweb.runs.tasks import execute_run_task
+
+    run = Run.objects.create(
+        owner=owner,
+        dataset=dataset,
+        algorithm=algorithm,
+        params=params,
+        limits=limits,
+        roles=dict(dataset.roles),
+        binarization=dataset.binarization,
+    )
+    execute_run_task.delay_on_commit(run.pk)
+    return run
+
+
+def retry_run(run):
+    """Queue a fresh run with the same dataset, algorithm, parameters and limits."""
+    return create_run(run.owner, run.dataset, run.algorithm, run.params, run.limits)
+
+
+def cancel_run(run):
+    """Cancel a queued run at once; ask a running one to stop (it keeps its best model)."""
+    if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
+        status=Run.Status.CANCELLED, finished=timezone.now(), error="Cancelled before it started.",
+        version=F("version") + 1,
+    ):
+        return
+    Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True, version=F("version") + 1)
+
+
+def claim_run(pk, worker):
+    """Mark a queued run as running for ``worker``; return False if someone else has it."""
+    now = timezone.now()
+    claimed = Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING, worker=worker, started=now, heartbeat=now, attempts=F("attempts") + 1,
+        version=F("version") + 1,
+    )
+    return claimed == 1
+
+
+class ProgressWriter:
+    """``on_progress`` for ``solve``: throttled writes of progress and trace, and the cancel flag."""
+
+    def __init__(self, run_pk, interval=None):
+        self.run_pk = run_pk
+        self.interval = settings.CORELSWEB_PROGRESS_WRITE_SECONDS if interval is None else interval
+        self.last_write = 0.0
+        self.trace = {}
+        self.cancelled = False
+
+    def __call__(self, point):
+        self._append(point)
+        now = time.monotonic()
+        if now - self.last_write < self.interval and point.get("status") == "running":
+            return not self.cancelled
+        self.last_write = now
+        Run.objects.filter(pk=self.run_pk).update(
+            progress=point, trace=self.trace, heartbeat=timezone.now(), version=F("version") + 1
+        )
+        self.cancelled = Run.objects.filter(pk=self.run_pk, cancel_requested=True).exists()
+        return not self.cancelled
+
+    def _append(self, point):
+        n = len(self.trace.get("elapsed", ()))
+        for key, value in point.items():
+            if key != "status":
+                self.trace.setdefault(key, [None] * n).append(value)
+        if n + 1 > LIVE_TRACE_POINTS:
+            self.trace = {k: v[::2] + ([v[-1]] if len(v) % 2 == 0 else []) for k, v in self.trace.items()}
+
+
+def execute_run(pk):
+    """Solve a claimed run and store its result or its failure on the row."""
+    run = Run.objects.select_related("dataset").get(pk=pk)
+    try:
+        problem = load_problem(run.dataset, run.roles, run.binarization)
+        limits = Limits.from_dict(run.limits)
+        result = solve(problem, run.algorithm, run.params, limits, ProgressWriter(run.pk))
+    except (DataError, ParameterError, ProblemError) as e:
+        finish_failed(run.pk, str(e), "")
+        return
+    except MemoryError:
+        finish_failed(run.pk, "The solver ran out of memory; try a larger λ, a smaller depth or coarser thresholds.",
+                      tb.format_exc())
+        return
+    except Exception as e:
+        log.exception("run %s failed", pk)
+        finish_failed(run.pk, f"The solver stopped with an internal error ({type(e).__name__}).", tb.format_exc())
+        return
+    finish_with_result(run.pk, result)
+
+
+def finish_with_result(pk, result):
+    Run.objects.filter(pk=pk).update(
+        status=result.status, result=result.to_dict(), trace=result.trace, finished=timezone.now(),
+        progress={}, version=F("version") + 1,
+    )
+
+
+def finish_failed(pk, message, trace_text):
+    Run.objects.filter(pk=pk).update(
+        status=Run.Status.FAILED, error=message, traceback=trace_text, finished=timezone.now(),
+        version=F("version") + 1,
+    )
+
+
+def algorithm_for(name):
+    """Return the registry entry of ``name`` or 404 (a URL named an unknown algorithm)."""
+    try:
+        return registry.get(name)
+    except ParameterError:
+        raise Http404 from None
+
+
+def missing_roles(dataset, algorithm, config):
+    """Return the plain-words roles ``algorithm`` needs that ``dataset`` has not been given."""
+    have = {k for k, v in dataset.roles.items() if v}
+    return [registry.ROLE_WORDS.get(r, r) for r in algorithm.required_roles(config) if r not in have]

@@ -1,0 +1,239 @@
+"""corelsweb settings, all from the environment, with zero-install defaults.
+
+With nothing set: SQLite in ``var/`` and Celery's server-less ``filesystem://``
+broker. ``DATABASE_URL`` switches to PostgreSQL (or any URL below), and
+``CELERY_BROKER_URL`` or ``REDIS_URL`` to Redis.
+"""
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("CORELSWEB_VAR_DIR", BASE_DIR / "var"))
+
+
+def envbool(name, default):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false, not {value!r}")
+
+
+def envint(name, default):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+
+
+def envlist(name, default):
+    value = os.environ.get(name)
+    return [v.strip() for v in value.split(",") if v.strip()] if value else default
+
+
+def envsecret(name):
+    """Return the secret from the environment, else one kept in ``var/`` (created once)."""
+    value = os.environ.get(name)
+    if value:
+        return value
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def database_from_url(url):
+    """Return a Django DATABASES entry for a ``postgres://`` or ``sqlite:///`` URL."""
+    parts = urlparse(url)
+    if parts.scheme in ("postgres", "postgresql", "pgsql"):
+        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parts.path.lstrip("/")) or "postgres",
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+            "OPTIONS": options,
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    if parts.scheme == "sqlite":
+        return sqlite_database(Path(unquote(parts.path)))
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported (use postgres:// or sqlite:///)")
+
+
+def sqlite_database(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(path),
+        # The worker and the web server write the same file: wait for locks, don't fail.
+        "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
+    }
+
+
+SECRET_KEY = envsecret("SECRET_KEY")
+DEBUG = envbool("DEBUG", False)
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+SITE_NAME = "corelsweb"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "corelsweb.accounts",
+    "corelsweb.datasets",
+    "corelsweb.runs",
+    "corelsweb.shares",
+    "corelsweb.ops",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "corelsweb.urls"
+WSGI_APPLICATION = "corelsweb.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "corelsweb" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": database_from_url(os.environ["DATABASE_URL"])}
+else:
+    DATABASES = {"default": sqlite_database(VAR_DIR / "db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing directory
+STATICFILES_DIRS = [BASE_DIR / "corelsweb" / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "corelsweb.staticfinders.PlotlyFinder",
+]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": os.environ.get(
+            "STATICFILES_BACKEND", "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
+MEDIA_URL = "/media-not-served/"
+
+# Uploads: the whole request is capped by DATA_UPLOAD/FILE_UPLOAD; a dataset by CORELSWEB_MAX_UPLOAD_BYTES.
+CORELSWEB_MAX_UPLOAD_BYTES = envint("CORELSWEB_MAX_UPLOAD_BYTES", 256 * 2**20)
+CORELSWEB_MAX_ROWS = envint("CORELSWEB_MAX_ROWS", 2_000_000)
+CORELSWEB_MAX_COLUMNS = envint("CORELSWEB_MAX_COLUMNS", 5_000)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 2**20
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 2**20
+
+# Runs
+CORELSWEB_DEFAULT_TIME_LIMIT = envint("CORELSWEB_DEFAULT_TIME_LIMIT", 120)
+CORELSWEB_MAX_TIME_LIMIT = envint("CORELSWEB_MAX_TIME_LIMIT", 3600)
+CORELSWEB_DEFAULT_MEMORY_LIMIT_MB = envint("CORELSWEB_DEFAULT_MEMORY_LIMIT_MB", 4096)
+CORELSWEB_PROGRESS_WRITE_SECONDS = float(os.environ.get("CORELSWEB_PROGRESS_WRITE_SECONDS", "0.5"))
+
+# Celery (read by corelsweb/celery.py with the CELERY_ namespace)
+_broker_dir = VAR_DIR / "broker"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or "filesystem://"
+if CELERY_BROKER_URL == "filesystem://":
+    for _sub in ("queue", "processed", "control"):
+        (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
+        "store_processed": False,
+    }
+else:
+    # Redelivery of a run whose worker died waits this long; a live long run is
+    # protected by the claim (a second delivery of a running run is a no-op).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600)}
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SOFT_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 60
+CELERY_TASK_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 180
+CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_TASK_DEFAULT_QUEUE = "runs"
+
+# Security
+SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,47 @@
+// Poll a run's progress endpoint with an adaptive interval until the run ends, then reload.
+(function () {
+  "use strict";
+  var MIN_DELAY = 700, MAX_DELAY = 5000;
+
+  function start() {
+    var panel = document.getElementById("run-status");
+    if (!panel || panel.dataset.active !== "1") { return; }
+    var delay = MIN_DELAY;
+
+    function updateTrace(trace) {
+      var div = document.getElementById("live-trace");
+      if (!trace || !div || !window.Plotly || !div.data) { return; }
+      var keys = ["upper_bound", "lower_bound"];
+      div.data.forEach(function (series, i) {
+        var xs = [], ys = [];
+        (trace.elapsed || []).forEach(function (t, k) {
+          var v = (trace[keys[i]] || [])[k];
+          if (v !== null && v !== undefined) { xs.push(t); ys.push(v); }
+        });
+        series.x = xs; series.y = ys;
+      });
+      window.Plotly.react(div, div.data, div.layout);
+    }
+
+    function poll() {
+      var url = panel.dataset.progressUrl + "?v=" + encodeURIComponent(panel.dataset.version);
+      fetch(url, { headers: { "Accept": "application/json" }, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+        .then(function (data) {
+          if (data.unchanged) {
+            delay = Math.min(MAX_DELAY, delay * 1.5);
+          } else {
+            delay = MIN_DELAY;
+            panel.dataset.version = data.version;
+            panel.innerHTML = data.html;
+            updateTrace(data.trace);
+            if (!data.active) { window.location.reload(); return; }
+          }
+          window.setTimeout(poll, delay);
+        })
+        .catch(function () { delay = MAX_DELAY; window.setTimeout(poll, delay); });
+    }
+    window.setTimeout(poll, delay);
+  }
+  document.addEventListener("DOMContentLoaded", start);
+})();

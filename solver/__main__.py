@@ -1,0 +1,5 @@
+import sys
+
+from solver.cli import main
+
+sys.exit(main())

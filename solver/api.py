@@ -1,0 +1,211 @@
+"""The one contract the web side, the CLI and the estimators call: ``solve``.
+
+``solve(problem, algorithm, params, limits, on_progress) -> Result``
+
+``Result`` round-trips through JSON (``to_dict`` / ``from_dict``); its schema
+is versioned by ``RESULT_SCHEMA_VERSION`` and documented in
+``docs/result-schema.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from dataclasses import dataclass, field
+
+from solver import driver, metrics, registry
+from solver.driver import Limits
+from solver.models import model_from_dict
+from solver.problem import Problem
+from solver.registry import ParameterError
+
+__all__ = ["Limits", "ParameterError", "Problem", "ProblemError", "Result", "solve", "STATUSES"]
+
+RESULT_SCHEMA = "corelsweb.result"
+RESULT_SCHEMA_VERSION = 1
+STATUSES = driver.FINAL_STATUSES
+
+
+class ProblemError(ValueError):
+    """The data does not fit the algorithm; the message is one plain sentence."""
+
+
+@dataclass(eq=False)
+class Result:
+    """What a solve returns.
+
+    Attributes
+    ----------
+    algorithm : str
+    params : dict
+        The complete, cleaned parameters (defaults filled in).
+    limits : Limits
+    status : str
+        One of ``STATUSES``. ``optimal`` is a certificate: no model has a
+        smaller objective. ``heuristic`` means finished without any claim.
+    objective : float
+        Objective of ``model`` (lower is better).
+    lower_bound : float or None
+        Proved lower bound on the optimal objective (None when the algorithm
+        proves nothing).
+    model : Tree or RuleList
+    metrics : dict
+        Training metrics of ``model`` for its task.
+    trace : dict of str to list
+        Columns ``elapsed``, ``lower_bound``, ``upper_bound``, ``nodes``,
+        ``memory`` and solver-specific extras, all of one length.
+    stats : dict
+        ``solve_seconds`` (without compilation and I/O), ``compile_seconds``,
+        ``peak_memory_bytes``, ``nodes`` and solver-specific counters.
+    problem : dict
+        ``Problem.summary()`` of the training data.
+    """
+
+    algorithm: str
+    params: dict
+    limits: Limits
+    status: str
+    objective: float
+    lower_bound: float | None
+    model: object
+    metrics: dict = field(default_factory=dict)
+    trace: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+    problem: dict = field(default_factory=dict)
+
+    @property
+    def optimal(self):
+        return self.status == "optimal"
+
+    @property
+    def gap(self):
+        """Relative optimality gap ``(objective - lower_bound) / objective``, or None."""
+        if self.lower_bound is None or not math.isfinite(self.objective):
+            return None
+        if self.objective <= 0:
+            return 0.0
+        return max(0.0, (self.objective - self.lower_bound) / self.objective)
+
+    def to_dict(self):
+        return {
+            "schema": RESULT_SCHEMA,
+            "version": RESULT_SCHEMA_VERSION,
+            "algorithm": self.algorithm,
+            "params": dict(self.params),
+            "limits": self.limits.to_dict(),
+            "status": self.status,
+            "objective": self.objective,
+            "lower_bound": self.lower_bound,
+            "gap": self.gap,
+            "model": self.model.to_dict(),
+            "metrics": self.metrics,
+            "trace": self.trace,
+            "stats": self.stats,
+            "problem": self.problem,
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        if d.get("schema") != RESULT_SCHEMA:
+            raise ValueError("this is not a corelsweb result file")
+        if int(d.get("version", 0)) > RESULT_SCHEMA_VERSION:
+            raise ValueError(f"result schema version {d['version']} is newer than this program understands")
+        return cls(
+            algorithm=d["algorithm"],
+            params=d["params"],
+            limits=Limits.from_dict(d.get("limits")),
+            status=d["status"],
+            objective=d["objective"],
+            lower_bound=d.get("lower_bound"),
+            model=model_from_dict(d["model"]),
+            metrics=d.get("metrics", {}),
+            trace=d.get("trace", {}),
+            stats=d.get("stats", {}),
+            problem=d.get("problem", {}),
+        )
+
+
+_warm_modules = set()
+
+
+def warm(algorithm):
+    """Compile (or load from cache) the kernels of ``algorithm``; return the seconds it took."""
+    module = importlib.import_module(registry.get(algorithm).search_module)
+    if module.__name__ in _warm_modules:
+        return 0.0
+    t0 = time.perf_counter()
+    module.warmup()
+    _warm_modules.add(module.__name__)
+    return time.perf_counter() - t0
+
+
+def check_problem(problem, algorithm, config):
+    """Raise ``ProblemError`` when ``problem`` lacks what ``algorithm`` needs."""
+    missing = [r for r in algorithm.required_roles(config) if r not in problem.roles()]
+    if missing:
+        words = " and ".join(registry.ROLE_WORDS.get(r, r) for r in missing)
+        raise ProblemError(f"{algorithm.title} needs {words}; choose one on the dataset page.")
+    if problem.n_samples == 0:
+        raise ProblemError("There are no rows left to learn from.")
+    if problem.y is not None and "label" in algorithm.required_roles(config):
+        present = len(set(problem.y.tolist()))
+        if present < 2:
+            raise ProblemError("The label has only one class, so there is nothing to learn; choose another label column.")
+        if problem.n_classes > 2 and not algorithm.allows_multiclass(config):
+            raise ProblemError(
+                f"{algorithm.title} with these settings handles two classes; the label has {problem.n_classes}."
+            )
+
+
+def solve(problem, algorithm, params=None, limits=None, on_progress=None):
+    """Fit ``algorithm`` to ``problem`` and return a ``Result``.
+
+    Parameters
+    ----------
+    problem : Problem
+    algorithm : str
+        A name from ``solver.registry``.
+    params : dict, optional
+        Parameter values by name; missing ones take their defaults.
+    limits : Limits, optional
+    on_progress : callable, optional
+        Called with a progress dict between search steps; return ``False``
+        to cancel (the result then has status ``cancelled``).
+
+    Raises
+    ------
+    ParameterError, ProblemError
+        With one plain sentence, before any search starts.
+    """
+    spec = registry.get(algorithm)
+    config = spec.clean(params)
+    check_problem(problem, spec, config)
+    limits = limits or Limits()
+    compile_seconds = warm(algorithm)
+    module = importlib.import_module(spec.search_module)
+    search = module.make_search(problem, config)
+    outcome = driver.run(search, limits, on_progress)
+    model = search.best_model()
+    stats = dict(search.stats())
+    stats.update(
+        solve_seconds=outcome.solve_seconds,
+        compile_seconds=compile_seconds,
+        peak_memory_bytes=outcome.peak_memory_bytes,
+        nodes=int(search.nodes),
+        steps=outcome.steps,
+    )
+    lower_bound = search.lower_bound if spec.proves_optimality else None
+    return Result(
+        algorithm=algorithm,
+        params=config,
+        limits=limits,
+        status=outcome.status,
+        objective=float(search.upper_bound),
+        lower_bound=None if lower_bound is None else float(lower_bound),
+        model=model,
+        metrics=metrics.evaluate(model, problem),
+        trace=outcome.trace.columns,
+        stats=stats,
+        problem=problem.summary(),
+    )

@@ -1,0 +1,142 @@
+"""Greedy CART (scikit-learn) converted into a ``solver.models.Tree``.
+
+It runs in one step: scikit-learn's tree builder cannot be interrupted, and
+it finishes in well under a second on anything our optimal solvers can touch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.models import LEAF, Tree
+
+
+def warmup():
+    """Import scikit-learn's tree module, so its import is not counted as solve time."""
+    import sklearn.tree  # noqa: F401
+
+
+def make_search(problem, config):
+    return CartSearch(problem, config)
+
+
+class CartSearch:
+    finished_status = "heuristic"
+    initial_budget = 1
+
+    def __init__(self, problem, config):
+        self.problem = problem
+        self.config = config
+        self.lower_bound = -math.inf  # CART proves nothing
+        self.upper_bound = float("inf")
+        self.nodes = 0
+        self.tree = None
+        self._grown_leaves = 0
+
+    def step(self, budget):
+        from sklearn.tree import DecisionTreeClassifier
+
+        p = self.problem
+        clf = DecisionTreeClassifier(
+            max_depth=self.config["max_depth"],
+            min_samples_leaf=self.config["min_samples_leaf"],
+            criterion=self.config["criterion"],
+            random_state=0,
+        )
+        weights = p.weights
+        clf.fit(p.X, p.y, sample_weight=weights)
+        grown = from_sklearn(clf.tree_, p.X, p.y, weights, p.features, p.classes)
+        self._grown_leaves = grown.n_leaves
+        lam = self.config["regularization"]
+        self.tree = prune(grown, lam * weights.sum())
+        self.nodes = clf.tree_.node_count
+        self.upper_bound = objective(self.tree, weights.sum(), lam)
+        return True
+
+    def progress(self):
+        return {}
+
+    def best_model(self):
+        return self.tree
+
+    def stats(self):
+        return {"grown_leaves": self._grown_leaves}
+
+
+def node_counts(tree_, X, y, weights, n_classes):
+    """Return weighted class counts of the training rows through each node.
+
+    Returns
+    -------
+    counts : array of float64, shape (n_nodes, n_classes)
+    """
+    path = tree_.decision_path(np.ascontiguousarray(X, dtype=np.float32))
+    onehot = np.zeros((len(y), n_classes))
+    onehot[np.arange(len(y)), y] = weights
+    return np.asarray(path.T @ onehot)
+
+
+def from_sklearn(tree_, X, y, weights, features, classes):
+    """Convert a fitted scikit-learn ``Tree`` over 0/1 features into a ``Tree``."""
+    counts = node_counts(tree_, X, y, weights, len(classes))
+    feature = np.where(tree_.children_left == -1, LEAF, tree_.feature)
+    return Tree(
+        feature=feature,
+        left=np.where(feature == LEAF, LEAF, tree_.children_left),
+        right=np.where(feature == LEAF, LEAF, tree_.children_right),
+        prediction=counts.argmax(axis=1),
+        counts=counts,
+        features=features,
+        classes=classes,
+    )
+
+
+def prune(tree, leaf_cost):
+    """Return the subtree of ``tree`` minimising misclassified weight + ``leaf_cost`` × leaves.
+
+    A bottom-up pass: each node keeps its split only when the best subtree
+    below it beats making it a leaf (ties prefer the smaller tree).
+    """
+    n = tree.n_nodes
+    best = np.zeros(n)
+    keep = np.zeros(n, dtype=bool)
+    for i in range(n - 1, -1, -1):  # children have larger indices than parents in sklearn trees
+        as_leaf = tree.counts[i].sum() - tree.counts[i].max() + leaf_cost
+        if tree.feature[i] == LEAF:
+            best[i] = as_leaf
+            continue
+        split = best[tree.left[i]] + best[tree.right[i]]
+        keep[i] = split < as_leaf - 1e-12 * max(1.0, as_leaf)
+        best[i] = split if keep[i] else as_leaf
+    return _compact(tree, keep)
+
+
+def _compact(tree, keep):
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        if keep[i]:
+            stack += [tree.right[i], tree.left[i]]
+    new_index = {old: new for new, old in enumerate(order)}
+    feature = [tree.feature[i] if keep[i] else LEAF for i in order]
+    left = [new_index[tree.left[i]] if keep[i] else LEAF for i in order]
+    right = [new_index[tree.right[i]] if keep[i] else LEAF for i in order]
+    return Tree(
+        feature=feature,
+        left=left,
+        right=right,
+        prediction=tree.counts[order].argmax(axis=1),
+        counts=tree.counts[order],
+        features=tree.features,
+        classes=tree.classes,
+    )
+
+
+def objective(tree, total_weight, lam):
+    """Return misclassification rate + λ × leaves of a classification tree."""
+    leaves = tree.is_leaf
+    errors = (tree.counts[leaves].sum(axis=1) - tree.counts[leaves].max(axis=1)).sum()
+    return float(errors / total_weight + lam * tree.n_leaves)

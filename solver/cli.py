@@ -1,0 +1,212 @@
+"""The command line over ``solver.solve``: ``python -m solver fit|predict|algorithms``.
+
+Every error reaches the user as one plain sentence on stderr with a
+non-zero exit code, never a traceback (``--debug`` shows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+
+from solver import registry
+from solver.api import Limits, ProblemError, Result, solve
+from solver.data import DataError, Roles, make_problem, read_file
+from solver.registry import ParameterError
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 1
+ROLE_OPTIONS = ("weight", "time", "event", "group", "treatment", "outcome")
+
+
+class CliError(Exception):
+    """A user error reported as one sentence."""
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m solver", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    fit = sub.add_parser("fit", help="fit a model and write its result JSON")
+    fit.add_argument("data", help="CSV or TSV file with a header row")
+    fit.add_argument("--algorithm", required=True, help="one of: python -m solver algorithms")
+    fit.add_argument("--label", help="label column (default: the last column)")
+    for role in ROLE_OPTIONS:
+        fit.add_argument(f"--{role}", help=f"{role} column")
+    fit.add_argument("--positive-class", help="label value that counts as positive")
+    fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
+    fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="algorithm parameter")
+    fit.add_argument("--binarize", default="exact", help="exact | quantile:K | none (default exact)")
+    fit.add_argument("--time-limit", type=float, help="seconds")
+    fit.add_argument("--node-limit", type=int)
+    fit.add_argument("--memory-limit", type=float, help="megabytes")
+    fit.add_argument("--out", required=True, help="where to write the result JSON ('-' for stdout)")
+    fit.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    predict = sub.add_parser("predict", help="apply a fitted model to a raw CSV")
+    predict.add_argument("result", help="result JSON written by fit")
+    predict.add_argument("data", help="CSV or TSV with the columns the model uses")
+    predict.add_argument("--out", required=True, help="where to write predictions CSV ('-' for stdout)")
+
+    sub.add_parser("algorithms", help="list algorithms and their parameters")
+    return parser
+
+
+def parse_params(pairs):
+    params = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise CliError(f"--param needs NAME=VALUE, got {pair!r}.")
+        name, value = pair.split("=", 1)
+        params[name.strip()] = value.strip()
+    return params
+
+
+def roles_from_args(args, table, algorithm, config):
+    needs = algorithm.required_roles(config)
+    chosen = {role: getattr(args, role) for role in ROLE_OPTIONS}
+    names = table.names
+    if "time" in needs and not chosen["time"] and not chosen["event"]:
+        chosen["time"], chosen["event"] = names[-2], names[-1]
+    label = args.label
+    if label is None and "label" in needs:
+        label = names[-1]
+    features = tuple(f.strip() for f in args.features.split(",")) if args.features else None
+    return Roles(label=label, features=features, positive_class=args.positive_class, **chosen)
+
+
+def fit(args):
+    algorithm = registry.get(args.algorithm)
+    params = parse_params(args.param)
+    config = algorithm.clean(params)
+    table = read_file(args.data)
+    problem = make_problem(table, roles_from_args(args, table, algorithm, config), args.binarize)
+    limits = Limits(
+        time_limit=args.time_limit,
+        node_limit=args.node_limit,
+        memory_limit=None if args.memory_limit is None else int(args.memory_limit * 2**20),
+    )
+    on_progress = None if args.quiet else _print_progress
+    result = solve(problem, args.algorithm, config, limits, on_progress)
+    if not args.quiet:
+        sys.stderr.write("\n")
+    write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
+    if not args.quiet:
+        print(summary_line(result), file=sys.stderr)
+    return 0
+
+
+def _print_progress(p):
+    lb = "-" if p.get("lower_bound") is None else f"{p['lower_bound']:.6f}"
+    ub = "-" if p.get("upper_bound") is None else f"{p['upper_bound']:.6f}"
+    sys.stderr.write(f"\r{p['elapsed']:8.2f}s  lower {lb}  upper {ub}  nodes {p['nodes']:,}   ")
+    sys.stderr.flush()
+
+
+def summary_line(result):
+    bound = "" if result.lower_bound is None else f", lower bound {result.lower_bound:.6f}"
+    size = f"{result.model.n_leaves} leaves" if result.model.to_dict()["type"] == "tree" else f"{result.model.length} rules"
+    return f"{result.status}: objective {result.objective:.6f}{bound}, {size}"
+
+
+def load_result(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return Result.from_dict(json.load(f))
+    except OSError as e:
+        raise CliError(f"Cannot read {path}: {e.strerror}.") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise CliError(f"{path} is not a result file written by 'python -m solver fit' ({e}).") from None
+
+
+def predict(args):
+    result = load_result(args.result)
+    table = read_file(args.data)
+    model = result.model
+    try:
+        X = model.binarize(table.columns)
+    except KeyError as e:
+        raise CliError(f"The data lacks a column the model needs: {e.args[0]}") from None
+    position = model.apply(X)
+    outputs = model.predict(X)
+    header = ["row", "prediction", "rule" if hasattr(model, "antecedents") else "leaf"]
+    rows = [[i + 1, model.classes[outputs[i]] if model.classes else outputs[i], position[i]] for i in range(len(X))]
+    if model.counts.shape[1] == 2 and model.kind == "classification":
+        from solver.metrics import leaf_scores
+
+        score = leaf_scores(model)[position]
+        header.append("score")
+        rows = [r + [f"{s:.6g}"] for r, s in zip(rows, score)]
+    out = [header] + [[neutralize(c) for c in r] for r in rows]
+    write_csv(args.out, out)
+    return 0
+
+
+def neutralize(cell):
+    """Defuse spreadsheet formula injection: prefix text cells starting with = + - @ with a quote."""
+    text = str(cell)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def algorithms(args):
+    for algo in registry.algorithms().values():
+        print(f"{algo.name}: {algo.title}")
+        for p in algo.params:
+            extra = f" choices={','.join(p.choices)}" if p.choices else ""
+            print(f"    {p.name} ({p.kind}, default {p.default}){extra}: {p.help}")
+    return 0
+
+
+def write_text(path, text):
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise CliError(f"Cannot write {path}: {e.strerror}.") from None
+
+
+def write_csv(path, rows):
+    if path == "-":
+        csv.writer(sys.stdout).writerows(rows)
+        return
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows(rows)
+    except OSError as e:
+        raise CliError(f"Cannot write {path}: {e.strerror}.") from None
+
+
+COMMANDS = {"fit": fit, "predict": predict, "algorithms": algorithms}
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (CliError, DataError, ParameterError, ProblemError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted.", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as e:  # the promise is one sentence, never a traceback
+        if args.debug:
+            raise
+        print(f"error: internal error ({type(e).__name__}: {e}); rerun with --debug and report it.", file=sys.stderr)
+        return EXIT_INTERNAL

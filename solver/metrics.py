@@ -1,0 +1,119 @@
+"""Training and holdout metrics of fitted models, by task."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def confusion_matrix(y, y_pred, n_classes, weights=None):
+    """Return the (weighted) confusion matrix, rows = true class, columns = predicted.
+
+    Returns
+    -------
+    C : array of float64, shape (n_classes, n_classes)
+    """
+    weights = np.ones(len(y)) if weights is None else weights
+    C = np.zeros((n_classes, n_classes))
+    np.add.at(C, (np.asarray(y, dtype=np.int64), np.asarray(y_pred, dtype=np.int64)), weights)
+    return C
+
+
+def rank_auc(y, score, weights=None):
+    """Return the area under the ROC curve of ``score`` for ``y == 1`` (ties count half).
+
+    For a tree whose leaves score their positive share, this is the area
+    under the ROC convex hull of the tree.
+    """
+    y = np.asarray(y) == 1
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    pos, neg = weights[y].sum(), weights[~y].sum()
+    if pos == 0 or neg == 0:
+        return None
+    order = np.argsort(-np.asarray(score, dtype=np.float64), kind="mergesort")
+    s, yy, ww = np.asarray(score)[order], y[order], weights[order]
+    area, pos_above = 0.0, 0.0
+    i = 0
+    while i < len(s):
+        j = i
+        while j < len(s) and s[j] == s[i]:
+            j += 1
+        p = ww[i:j][yy[i:j]].sum()
+        n = ww[i:j][~yy[i:j]].sum()
+        area += n * (pos_above + p / 2.0)
+        pos_above += p
+        i = j
+    return float(area / (pos * neg))
+
+
+def classification_metrics(y, y_pred, n_classes, weights=None, score=None):
+    """Return accuracy, misclassifications, balanced accuracy, F1, AUC and the confusion matrix.
+
+    Parameters
+    ----------
+    y, y_pred : array of int64, shape (n,)
+    n_classes : int
+    weights : array of float64, shape (n,), optional
+    score : array of float64, shape (n,), optional
+        Positive-class scores (binary problems) for the AUC.
+    """
+    C = confusion_matrix(y, y_pred, n_classes, weights)
+    total = C.sum()
+    correct = np.trace(C)
+    support = C.sum(axis=1)
+    recall = np.divide(np.diag(C), support, out=np.zeros(n_classes), where=support > 0)
+    predicted = C.sum(axis=0)
+    precision = np.divide(np.diag(C), predicted, out=np.zeros(n_classes), where=predicted > 0)
+    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(n_classes), where=precision + recall > 0)
+    out = {
+        "n_samples": int(len(y)),
+        "accuracy": float(correct / total) if total else None,
+        "misclassifications": float(total - correct),
+        "balanced_accuracy": float(recall[support > 0].mean()) if (support > 0).any() else None,
+        "confusion_matrix": C.tolist(),
+    }
+    if n_classes == 2:
+        out["f1"] = float(f1[1])
+        out["precision"] = float(precision[1])
+        out["recall"] = float(recall[1])
+        out["auc"] = rank_auc(y, score, weights) if score is not None else None
+    else:
+        out["f1_macro"] = float(f1[support > 0].mean()) if (support > 0).any() else None
+    return out
+
+
+def leaf_scores(model):
+    """Return the positive-class score of every node of a binary classifier.
+
+    Uses the model's own scores when it has them (rank objectives), else the
+    weighted positive share of the training rows at each node.
+    """
+    if getattr(model, "score", None) is not None:
+        return model.score
+    counts = model.counts
+    total = counts.sum(axis=1)
+    return np.divide(counts[:, 1], total, out=np.full(len(total), 0.5), where=total > 0)
+
+
+def _score_rows(model, X):
+    if model.counts.shape[1] != 2:
+        return None
+    return leaf_scores(model)[model.apply(X)]
+
+
+def _classification(model, problem):
+    y_pred = model.predict(problem.X)
+    return classification_metrics(
+        problem.y, y_pred, len(model.classes), problem.sample_weight, _score_rows(model, problem.X)
+    )
+
+
+# Metrics per model kind; survival and policy entries come with their solvers.
+EVALUATORS = {"classification": _classification}
+
+
+def evaluate(model, problem):
+    """Return the metrics of ``model`` on ``problem`` for the model's task."""
+    evaluator = EVALUATORS.get(model.kind)
+    if evaluator is None:
+        return {}
+    return evaluator(model, problem)

@@ -1,0 +1,325 @@
+"""Fitted models as parallel arrays: ``Tree`` and ``RuleList``.
+
+Both split on *binary features* (columns of the binarized matrix) and carry
+the predicate of every feature they use, so they predict from the binary
+matrix and from raw rows alike, and serialize to self-contained JSON.
+
+Tree convention: node ``i`` with ``feature[i] = j`` sends a row to
+``left[i]`` when feature ``j`` is 0 (predicate false) and to ``right[i]``
+when it is 1 (predicate true), as scikit-learn does for a 0/1 column split
+at 0.5. Leaves have ``feature == LEAF`` and ``left == right == LEAF``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solver import predicates
+
+LEAF = -1
+MODEL_SCHEMA_VERSION = 1
+
+
+def _int_array(values):
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+@dataclass(eq=False)
+class Tree:
+    """A binary decision tree over binary features.
+
+    Attributes
+    ----------
+    feature : array of int64, shape (n_nodes,)
+        Index into ``features`` of the split of each node, ``LEAF`` at leaves.
+    left, right : array of int64, shape (n_nodes,)
+        Children: ``left`` when the feature is 0, ``right`` when it is 1.
+    prediction : array of int64, shape (n_nodes,)
+        Class index (classification), treatment index (policy) or leaf
+        number (survival) predicted at each node; meaningful at leaves.
+    counts : array of float64, shape (n_nodes, n_outputs)
+        Training (weighted) class counts reaching each node; for survival
+        trees, columns are (samples, events).
+    features : list of dict
+        Predicate of every binary feature index (the full list of the
+        problem, so that indices stay valid).
+    classes : list of str
+        Labels of the class indices (or treatment names for policy trees).
+    kind : {"classification", "survival", "policy"}
+    score : array of float64, shape (n_nodes,), optional
+        Positive-class score of each leaf for rank objectives (AUC).
+    curves : dict of int to dict, optional
+        Survival trees: per-leaf Kaplan-Meier curve ``{"time": [...],
+        "survival": [...]}``.
+    """
+
+    feature: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    prediction: np.ndarray
+    counts: np.ndarray
+    features: list
+    classes: list
+    kind: str = "classification"
+    score: np.ndarray | None = None
+    curves: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.feature = _int_array(self.feature)
+        self.left = _int_array(self.left)
+        self.right = _int_array(self.right)
+        self.prediction = _int_array(self.prediction)
+        self.counts = np.atleast_2d(np.asarray(self.counts, dtype=np.float64))
+        if self.score is not None:
+            self.score = np.asarray(self.score, dtype=np.float64)
+        self.classes = [str(c) for c in self.classes]
+        n = len(self.feature)
+        for name in ("left", "right", "prediction"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"Tree.{name} has {len(getattr(self, name))} entries, expected {n}")
+
+    @property
+    def n_nodes(self):
+        return len(self.feature)
+
+    @property
+    def is_leaf(self):
+        return self.feature == LEAF
+
+    @property
+    def n_leaves(self):
+        return int(np.count_nonzero(self.is_leaf))
+
+    @property
+    def depth(self):
+        """Number of splits on the longest root-to-leaf path (a stump has 1)."""
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for i in range(self.n_nodes):
+            if self.feature[i] != LEAF:
+                depth[self.left[i]] = depth[i] + 1
+                depth[self.right[i]] = depth[i] + 1
+        return int(depth.max()) if self.n_nodes else 0
+
+    def apply(self, X):
+        """Return the leaf index that every row of a binary matrix reaches.
+
+        Parameters
+        ----------
+        X : array of uint8 or bool, shape (n, n_features)
+        """
+        X = np.asarray(X)
+        node = np.zeros(len(X), dtype=np.int64)
+        active = self.feature[node] != LEAF
+        while active.any():
+            rows = np.flatnonzero(active)
+            at = node[rows]
+            go_right = X[rows, self.feature[at]] != 0
+            node[rows] = np.where(go_right, self.right[at], self.left[at])
+            active = self.feature[node] != LEAF
+        return node
+
+    def predict(self, X):
+        """Return the prediction index of every row of a binary matrix."""
+        return self.prediction[self.apply(X)]
+
+    def predict_raw(self, table):
+        """Return the prediction index of every row of a raw table."""
+        return self.predict(self.binarize(table))
+
+    def binarize(self, table):
+        """Evaluate the features this tree uses on a raw table.
+
+        Returns
+        -------
+        X : array of uint8, shape (n, len(features))
+            Columns of features the tree does not use are zero.
+        """
+        n = len(next(iter(table.values()))) if table else 0
+        X = np.zeros((n, len(self.features)), dtype=np.uint8)
+        for j in sorted(set(self.feature[self.feature != LEAF].tolist())):
+            X[:, j] = predicates.evaluate(self.features[j], table)
+        return X
+
+    def leaf_rules(self):
+        """Return ``{leaf: [literal text, ...]}`` for every leaf, root first."""
+        rules = {0: []}
+        for i in range(self.n_nodes):
+            if self.feature[i] != LEAF:
+                p = self.features[self.feature[i]]
+                rules[self.left[i]] = rules[i] + [predicates.negation_text(p)]
+                rules[self.right[i]] = rules[i] + [predicates.text(p)]
+        return {i: rules[i] for i in range(self.n_nodes) if self.feature[i] == LEAF}
+
+    def to_dict(self):
+        """Return a JSON-able dict; ``Tree.from_dict`` inverts it."""
+        used = sorted(set(self.feature[self.feature != LEAF].tolist()))
+        out = {
+            "type": "tree",
+            "version": MODEL_SCHEMA_VERSION,
+            "kind": self.kind,
+            "feature": self.feature.tolist(),
+            "left": self.left.tolist(),
+            "right": self.right.tolist(),
+            "prediction": self.prediction.tolist(),
+            "counts": self.counts.tolist(),
+            "classes": list(self.classes),
+            "n_features": len(self.features),
+            "features": {str(j): self.features[j] for j in used},
+        }
+        if self.score is not None:
+            out["score"] = self.score.tolist()
+        if self.curves:
+            out["curves"] = {str(k): v for k, v in self.curves.items()}
+        return out
+
+    @classmethod
+    def from_dict(cls, d):
+        features = _features_from_dict(d)
+        return cls(
+            feature=d["feature"],
+            left=d["left"],
+            right=d["right"],
+            prediction=d["prediction"],
+            counts=d["counts"],
+            features=features,
+            classes=d["classes"],
+            kind=d.get("kind", "classification"),
+            score=d.get("score"),
+            curves={int(k): v for k, v in d.get("curves", {}).items()},
+        )
+
+
+@dataclass(eq=False)
+class RuleList:
+    """An ordered list of rules ``if a_1 then p_1 elif a_2 then p_2 ... else p_0``.
+
+    Attributes
+    ----------
+    antecedents : array of int64, shape (k,)
+        Feature index of each rule's antecedent, in order.
+    predictions : array of int64, shape (k,)
+        Class index each rule predicts.
+    default : int
+        Class index predicted when no rule fires.
+    counts : array of float64, shape (k + 1, n_classes)
+        Training class counts captured by each rule, the default rule last.
+    features : list of dict
+        Predicate of every feature index of the problem.
+    classes : list of str
+    """
+
+    antecedents: np.ndarray
+    predictions: np.ndarray
+    default: int
+    counts: np.ndarray
+    features: list
+    classes: list
+
+    kind = "classification"
+
+    def __post_init__(self):
+        self.antecedents = _int_array(self.antecedents)
+        self.predictions = _int_array(self.predictions)
+        self.default = int(self.default)
+        self.counts = np.asarray(self.counts, dtype=np.float64).reshape(len(self.antecedents) + 1, -1)
+        self.classes = [str(c) for c in self.classes]
+        if len(self.predictions) != len(self.antecedents):
+            raise ValueError("RuleList needs one prediction per antecedent")
+
+    @property
+    def length(self):
+        return len(self.antecedents)
+
+    @property
+    def n_leaves(self):
+        """Number of rules including the default (the analogue of tree leaves)."""
+        return len(self.antecedents) + 1
+
+    def apply(self, X):
+        """Return the index of the rule that captures each row (``length`` = default)."""
+        X = np.asarray(X)
+        rule = np.full(len(X), self.length, dtype=np.int64)
+        for k in range(self.length - 1, -1, -1):
+            rule[X[:, self.antecedents[k]] != 0] = k
+        return rule
+
+    def predict(self, X):
+        """Return the class index of every row of a binary matrix."""
+        outputs = np.append(self.predictions, self.default)
+        return outputs[self.apply(X)]
+
+    def binarize(self, table):
+        """Evaluate the antecedents this list uses on a raw table."""
+        n = len(next(iter(table.values()))) if table else 0
+        X = np.zeros((n, len(self.features)), dtype=np.uint8)
+        for j in sorted(set(self.antecedents.tolist())):
+            X[:, j] = predicates.evaluate(self.features[j], table)
+        return X
+
+    def predict_raw(self, table):
+        """Return the class index of every row of a raw table."""
+        return self.predict(self.binarize(table))
+
+    def rule_texts(self):
+        """Return the text of each antecedent, in order."""
+        return [predicates.text(self.features[j]) for j in self.antecedents]
+
+    def to_dict(self):
+        """Return a JSON-able dict; ``RuleList.from_dict`` inverts it."""
+        used = sorted(set(self.antecedents.tolist()))
+        return {
+            "type": "rule_list",
+            "version": MODEL_SCHEMA_VERSION,
+            "kind": self.kind,
+            "antecedents": self.antecedents.tolist(),
+            "predictions": self.predictions.tolist(),
+            "default": self.default,
+            "counts": self.counts.tolist(),
+            "classes": list(self.classes),
+            "n_features": len(self.features),
+            "features": {str(j): self.features[j] for j in used},
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(
+            antecedents=d["antecedents"],
+            predictions=d["predictions"],
+            default=d["default"],
+            counts=d["counts"],
+            features=_features_from_dict(d),
+            classes=d["classes"],
+        )
+
+
+def _features_from_dict(d):
+    # Only used features are stored; unused indices keep a placeholder so that
+    # indices stay valid without storing thousands of unused predicates.
+    features = [None] * int(d["n_features"])
+    for key, p in d["features"].items():
+        features[int(key)] = p
+    return features
+
+
+def model_from_dict(d):
+    """Rebuild a ``Tree`` or ``RuleList`` from its ``to_dict`` form."""
+    kinds = {"tree": Tree, "rule_list": RuleList}
+    if d.get("type") not in kinds:
+        raise ValueError(f"unknown model type {d.get('type')!r}")
+    return kinds[d["type"]].from_dict(d)
+
+
+def leaf_tree(counts, prediction, features, classes, kind="classification"):
+    """Return the one-leaf tree (every row gets ``prediction``)."""
+    return Tree(
+        feature=[LEAF],
+        left=[LEAF],
+        right=[LEAF],
+        prediction=[prediction],
+        counts=[counts],
+        features=features,
+        classes=classes,
+        kind=kind,
+    )

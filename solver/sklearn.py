@@ -1,0 +1,109 @@
+"""scikit-learn style estimators over ``solver.solve``.
+
+Each estimator is a thin wrapper: ``__init__`` only stores keyword-only
+parameters (the registry's names plus ``time_limit``, ``node_limit`` and
+``binarize``), ``fit`` builds a ``Problem`` and calls ``solve``. Fitted
+attributes end in ``_``: ``model_``, ``result_``, ``objective_``,
+``lower_bound_``, ``optimal_``, ``classes_``, ``n_features_in_``.
+
+``X`` may be 0/1 (used as given) or numeric (binarized exactly, a threshold
+at every midpoint, so that optimality holds for the raw values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from solver import predicates, registry
+from solver.api import Limits, solve
+from solver.data.binarize import Roles, make_problem
+from solver.data.table import Table
+from solver.problem import Problem
+
+SOLVE_OPTIONS = ("time_limit", "node_limit", "binarize")
+
+
+class SolverClassifierMixin(ClassifierMixin):
+    """Shared ``fit``/``predict`` of the classifier estimators; subclasses set ``algorithm``."""
+
+    algorithm = None
+
+    def _solver_params(self):
+        names = [p.name for p in registry.get(self.algorithm).params]
+        return {name: getattr(self, name) for name in names}
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model; return ``self``."""
+        names = _feature_names(X)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
+        check_classification_targets(y)
+        self.feature_names_in_ = np.asarray(names, dtype=object) if names is not None else None
+        problem = self._problem(X, y, sample_weight, names)
+        limits = Limits(time_limit=self.time_limit, node_limit=self.node_limit)
+        self.result_ = solve(problem, self.algorithm, self._solver_params(), limits)
+        self.model_ = self.result_.model
+        self.classes_ = np.unique(y)
+        self._class_of = {str(_label_text(c)): c for c in self.classes_}
+        self.objective_ = self.result_.objective
+        self.lower_bound_ = self.result_.lower_bound
+        self.optimal_ = self.result_.optimal
+        return self
+
+    def _problem(self, X, y, sample_weight, names):
+        names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
+        table = Table({name: X[:, j] for j, name in enumerate(names)})
+        table.columns["__label__"] = np.array([_label_text(v) for v in y], dtype=object)
+        problem = make_problem(table, Roles(label="__label__"), self.binarize)
+        if sample_weight is not None:
+            problem = Problem(**{**problem.__dict__, "sample_weight": np.asarray(sample_weight, dtype=np.float64)})
+        return problem
+
+    def _binary_features(self, X):
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
+        names = self.feature_names_in_ if self.feature_names_in_ is not None else [f"x{j}" for j in range(X.shape[1])]
+        table = {name: X[:, j] for j, name in enumerate(names)}
+        return self.model_.binarize(table)
+
+    def predict(self, X):
+        """Return the predicted class of every row."""
+        check_is_fitted(self, "model_")
+        index = self.model_.predict(self._binary_features(X))
+        labels = np.array([self._class_of[self.model_.classes[i]] for i in index])
+        return labels.astype(self.classes_.dtype, copy=False)
+
+    def predict_proba(self, X):
+        """Return the training class shares of the leaf (or rule) each row reaches."""
+        check_is_fitted(self, "model_")
+        counts = self.model_.counts[self.model_.apply(self._binary_features(X))]
+        total = counts.sum(axis=1, keepdims=True)
+        shares = np.divide(counts, total, out=np.full_like(counts, 1.0 / counts.shape[1]), where=total > 0)
+        order = [self.model_.classes.index(str(_label_text(c))) for c in self.classes_]
+        return shares[:, order]
+
+
+def _feature_names(X):
+    columns = getattr(X, "columns", None)
+    return [str(c) for c in columns] if columns is not None else None
+
+
+def _label_text(v):
+    return predicates.as_text(v.item() if isinstance(v, np.generic) else v)
+
+
+class CARTClassifier(SolverClassifierMixin, BaseEstimator):
+    """Greedy CART pruned for misclassification + λ × leaves (the baseline)."""
+
+    algorithm = "cart"
+
+    def __init__(self, *, max_depth=4, min_samples_leaf=1, criterion="gini", regularization=0.0,
+                 time_limit=None, node_limit=None, binarize="exact"):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.criterion = criterion
+        self.regularization = regularization
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
