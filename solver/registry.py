@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import importlib
 import math
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-# Modules declaring ``ALGORITHM``; the order is the order shown to users.
-ALGORITHM_MODULES = (
-    "solver.cart.params",
-)
+# Display order; any other package with a ``params`` module comes after these.
+DISPLAY_ORDER = ("corels", "gosdt", "osdt", "streed", "osst", "cart")
 
 ROLE_WORDS = {
     "label": "a label column",
@@ -212,11 +211,19 @@ def algorithms():
     global _registry
     if _registry is None:
         found = {}
-        for module_name in ALGORITHM_MODULES:
-            algorithm = importlib.import_module(module_name).ALGORITHM
+        for package in _algorithm_packages():
+            algorithm = importlib.import_module(f"solver.{package}.params").ALGORITHM
             found[algorithm.name] = algorithm
         _registry = found
     return _registry
+
+
+def _algorithm_packages():
+    """Return the solver subpackages that declare an algorithm (have a ``params`` module)."""
+    root = Path(__file__).resolve().parent
+    packages = [p.name for p in root.iterdir() if (p / "params.py").exists() and (p / "__init__.py").exists()]
+    rank = {name: i for i, name in enumerate(DISPLAY_ORDER)}
+    return sorted(packages, key=lambda name: (rank.get(name, len(rank)), name))
 
 
 def get(name):

@@ -1,26 +1,59 @@
-"""plotly figure builders: pure functions from stored results to figure dicts."""
+"""plotly figure builders: pure functions from stored results to figure dicts.
+
+The run page shows the model figure, then one *panel* per entry that the
+builders in ``PANEL_BUILDERS`` return. A builder takes the result dict and
+returns a list of panels; a panel is a dict with ``id`` (unique on the page),
+``title``, ``figure`` (a plotly figure dict), optional ``note`` (plain text)
+and ``wide`` (spans the page). Adding a picture for an algorithm means adding
+a builder here, not editing templates.
+"""
 
 from corelsweb.figures.classification import confusion_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
 
-__all__ = ["bound_trace_figure", "confusion_figure", "figures_for_result", "search_size_figure", "tree_figure"]
+__all__ = ["bound_trace_figure", "confusion_figure", "model_figure", "panels_for_result", "search_size_figure",
+           "tree_figure"]
 
 
-def figures_for_result(result):
-    """Return ``{name: figure}`` for a stored result dict: model, trace, search size, confusion."""
-    figs = {}
+def panel(id, title, figure, note="", wide=False):
+    return {"id": id, "element_id": f"fig-{id}", "title": title, "figure": figure, "note": note, "wide": wide}
+
+
+def model_figure(result):
+    """Return the figure of the model itself (trees), or None (rule lists are shown as a table)."""
     model = result["model"]
     if model["type"] == "tree":
-        figs["model"] = tree_figure(model)
+        return tree_figure(model)
+    return None
+
+
+def confusion_panels(result):
+    metrics = result.get("metrics") or {}
+    if not metrics.get("confusion_matrix"):
+        return []
+    return [panel("confusion", "Confusion matrix (training)",
+                  confusion_figure(metrics["confusion_matrix"], result["model"]["classes"]))]
+
+
+def trace_panels(result):
     trace = result.get("trace") or {}
     # A heuristic proves no bound, so it has no bound trace to show.
-    if trace.get("elapsed") and result.get("lower_bound") is not None:
-        figs["trace"] = bound_trace_figure(trace)
-        size = search_size_figure(trace)
-        if size is not None:
-            figs["search_size"] = size
-    metrics = result.get("metrics") or {}
-    if metrics.get("confusion_matrix"):
-        figs["confusion"] = confusion_figure(metrics["confusion_matrix"], model["classes"])
-    return figs
+    if not trace.get("elapsed") or result.get("lower_bound") is None:
+        return []
+    panels = [panel("trace", "Lower and upper bound over time", bound_trace_figure(trace))]
+    size = search_size_figure(trace)
+    if size is not None:
+        panels.append(panel("search-size", "Search size over time", size))
+    return panels
+
+
+PANEL_BUILDERS = [confusion_panels, trace_panels]
+
+
+def panels_for_result(result):
+    """Return every panel for a stored result dict, in page order."""
+    out = []
+    for builder in PANEL_BUILDERS:
+        out += builder(result)
+    return out

@@ -6,7 +6,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from corelsweb.datasets.services import get_dataset_for_user
-from corelsweb.figures import bound_trace_figure, figures_for_result
+from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
 from corelsweb.runs import services
 from corelsweb.runs.registry_forms import RunForm
 
@@ -52,7 +52,8 @@ def run_context(run, shared=False):
         # Registry order and titles (the database may reorder JSON keys).
         "param_rows": [(p.title, run.params.get(p.name)) for p in spec.params],
         "result": result,
-        "figures": figures_for_result(result) if result else {},
+        "model_figure": model_figure(result) if result else None,
+        "panels": panels_for_result(result) if result else [],
         "live_trace": bound_trace_figure(run.trace) if run.is_active else None,
         "shared": shared,
     }

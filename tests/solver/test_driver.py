@@ -91,3 +91,19 @@ def test_memory_error_in_a_step_ends_as_memory_limit():
 
     out = run(Exploding(10), clock=FakeClock())
     assert out.status == "memory_limit"
+
+
+def test_the_trace_satisfies_the_bound_invariants():
+    from solver.testing import assert_bound_trace_valid
+
+    out = run(CountingSearch(50_000), clock=FakeClock())
+    assert_bound_trace_valid(out.trace.columns, out.status)
+
+
+def test_the_invariant_checker_catches_a_rising_upper_bound():
+    import pytest
+
+    from solver.testing import assert_bound_trace_valid
+
+    with pytest.raises(AssertionError, match="upper bound increases at point 1"):
+        assert_bound_trace_valid({"elapsed": [0, 1], "lower_bound": [0, 0], "upper_bound": [0.5, 0.6]})

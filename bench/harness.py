@@ -1,0 +1,69 @@
+"""Run one measured job in a fresh process: wall time, peak resident memory, its return value.
+
+Each job runs in its own ``spawn``ed process so that peak memory (ru_maxrss)
+belongs to that job alone, and so that reference packages that crash on a
+second fit in one process (``osst``) are isolated. The job is a module-level
+function named by ``"module:function"`` and returns a JSON-able dict; it may
+put ``compile_seconds`` and ``solve_seconds`` in it when it can separate them.
+"""
+
+import importlib
+import json
+import multiprocessing as mp
+import resource
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _child(target, kwargs, queue):
+    module, name = target.split(":")
+    fn = getattr(importlib.import_module(module), name)
+    t0 = time.perf_counter()
+    try:
+        out = fn(**kwargs)
+        error = None
+    except Exception as e:  # reported, not raised: one failing job must not end a benchmark
+        out, error = {}, f"{type(e).__name__}: {e}"
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    queue.put({"wall_seconds": wall, "peak_rss_bytes": peak, "error": error, **out})
+
+
+def run_isolated(target, timeout=None, **kwargs):
+    """Run ``target(**kwargs)`` in a fresh process; return its dict plus wall time and peak memory."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(target, kwargs, queue))
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return {"error": f"timed out after {timeout}s", "wall_seconds": timeout}
+    if proc.exitcode != 0 and queue.empty():
+        return {"error": f"process died with exit code {proc.exitcode}"}
+    return queue.get()
+
+
+def write_results(name, rows):
+    """Write ``rows`` (a list of dicts) to ``bench/results/<name>.json``."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(rows, indent=1) + "\n")
+    return path
+
+
+def markdown_table(rows, columns):
+    """Return a markdown table of ``rows`` with ``columns`` as ``[(key, title, format), ...]``."""
+    head = "| " + " | ".join(title for _, title, _ in columns) + " |"
+    rule = "|" + "|".join("---" for _ in columns) + "|"
+    body = []
+    for row in rows:
+        cells = []
+        for key, _, fmt in columns:
+            value = row.get(key)
+            cells.append("—" if value is None else (fmt.format(value) if fmt else str(value)))
+        body.append("| " + " | ".join(cells) + " |")
+    return "\n".join([head, rule, *body])
