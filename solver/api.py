@@ -60,6 +60,9 @@ class Result:
         ``peak_memory_bytes``, ``nodes`` and solver-specific counters.
     problem : dict
         ``Problem.summary()`` of the training data.
+    extras : dict
+        Algorithm-specific JSON-able output beyond the one model, e.g. a
+        Pareto front of trees (from the search's optional ``extras()``).
     """
 
     algorithm: str
@@ -73,6 +76,7 @@ class Result:
     trace: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
     problem: dict = field(default_factory=dict)
+    extras: dict = field(default_factory=dict)
 
     @property
     def optimal(self):
@@ -103,6 +107,7 @@ class Result:
             "trace": self.trace,
             "stats": self.stats,
             "problem": self.problem,
+            "extras": self.extras,
         }
 
     @classmethod
@@ -123,6 +128,7 @@ class Result:
             trace=d.get("trace", {}),
             stats=d.get("stats", {}),
             problem=d.get("problem", {}),
+            extras=d.get("extras", {}),
         )
 
 
@@ -208,4 +214,5 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None):
         trace=outcome.trace.columns,
         stats=stats,
         problem=problem.summary(),
+        extras=search.extras() if hasattr(search, "extras") else {},
     )

@@ -23,6 +23,9 @@ A search object provides
     ``heuristic`` for baselines that prove nothing.
 ``state_bytes() -> int`` (optional)
     Bytes held by the search's arrays, checked against the memory limit.
+``extras() -> dict`` (optional)
+    JSON-able output beyond the model (a Pareto front, ...), stored in
+    ``Result.extras``.
 """
 
 from __future__ import annotations
