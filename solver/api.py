@@ -63,6 +63,10 @@ class Result:
     extras : dict
         Algorithm-specific JSON-able output beyond the one model, e.g. a
         Pareto front of trees (from the search's optional ``extras()``).
+    test_vectors : list of dict
+        Raw rows ``{"row": {column: value}, "expected": label}`` that exports
+        of the model are checked against (filled by callers that hold the
+        raw table; see ``solver.export.test_vectors``).
     """
 
     algorithm: str
@@ -77,6 +81,7 @@ class Result:
     stats: dict = field(default_factory=dict)
     problem: dict = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
+    test_vectors: list = field(default_factory=list)
 
     @property
     def optimal(self):
@@ -108,6 +113,7 @@ class Result:
             "stats": self.stats,
             "problem": self.problem,
             "extras": self.extras,
+            "test_vectors": self.test_vectors,
         }
 
     @classmethod
@@ -129,6 +135,7 @@ class Result:
             stats=d.get("stats", {}),
             problem=d.get("problem", {}),
             extras=d.get("extras", {}),
+            test_vectors=d.get("test_vectors", []),
         )
 
 

@@ -11,7 +11,7 @@ import csv
 import json
 import sys
 
-from solver import registry
+from solver import export, registry
 from solver.api import Limits, ProblemError, Result, solve
 from solver.data import DataError, Roles, make_problem, read_file
 from solver.registry import ParameterError
@@ -50,6 +50,11 @@ def build_parser():
     predict.add_argument("result", help="result JSON written by fit")
     predict.add_argument("data", help="CSV or TSV with the columns the model uses")
     predict.add_argument("--out", required=True, help="where to write predictions CSV ('-' for stdout)")
+
+    exp = sub.add_parser("export", help="write a fitted model as JSON, a Python function or a SQL CASE expression")
+    exp.add_argument("result", help="result JSON written by fit")
+    exp.add_argument("--format", required=True, choices=export.EXPORT_FORMATS)
+    exp.add_argument("--out", default="-", help="where to write it (default stdout)")
 
     sub.add_parser("algorithms", help="list algorithms and their parameters")
     return parser
@@ -91,6 +96,7 @@ def fit(args):
     )
     on_progress = None if args.quiet else _print_progress
     result = solve(problem, args.algorithm, config, limits, on_progress)
+    result.test_vectors = export.test_vectors(result.model, table)
     if not args.quiet:
         sys.stderr.write("\n")
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
@@ -161,6 +167,18 @@ def _is_number(text):
         return False
 
 
+def export_model(args):
+    result = load_result(args.result)
+    if args.format == "json":
+        text = json.dumps(export.to_json(result.model, result.test_vectors), indent=1) + "\n"
+    elif args.format == "python":
+        text = export.to_python(result.model, result.test_vectors)
+    else:
+        text = export.to_sql(result.model) + "\n"
+    write_text(args.out, text)
+    return 0
+
+
 def algorithms(args):
     for algo in registry.algorithms().values():
         print(f"{algo.name}: {algo.title}")
@@ -192,7 +210,7 @@ def write_csv(path, rows):
         raise CliError(f"Cannot write {path}: {e.strerror}.") from None
 
 
-COMMANDS = {"fit": fit, "predict": predict, "algorithms": algorithms}
+COMMANDS = {"fit": fit, "predict": predict, "export": export_model, "algorithms": algorithms}
 
 
 def main(argv=None):
