@@ -1,0 +1,230 @@
+"""The CORELS objective in exact integer arithmetic, and the data the search reads.
+
+Objective (Angelino et al. 2018, eq. 4): ``R(d) = errors / N + λ K`` for a rule
+list ``d`` with ``K`` rules. We write ``λ = lam_num / D`` as an exact fraction
+(the decimal the user typed) and compare *scaled* objectives
+
+    S = errors · D + K · lam_num · N        (so that R = S / (D · N))
+
+as int64, so every bound test (``≥``) and incumbent update (``<``) is exact
+and incremental values equal values recomputed from scratch bit for bit
+(spec §4.4). ``D · N`` is kept below 2**50 so that scaled values also convert
+to float64 exactly (they are priority-queue keys).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+import numpy as np
+
+from solver import bitset
+
+SCALE_LIMIT = 2**50
+
+
+def exact_regularization(lam, n):
+    """Return ``(lam_num, D)`` with ``lam_num / D`` the decimal ``lam`` and ``D · n ≤ 2**50``.
+
+    ``0.01`` becomes ``1/100``; a value whose decimal needs a larger
+    denominator (``1/6`` typed as 0.16666666666666666) becomes the nearest
+    fraction with a small enough one (``1/6``).
+    """
+    frac = Fraction(repr(float(lam)))
+    limit = max(1, SCALE_LIMIT // max(1, n))
+    if frac.denominator > limit:
+        frac = frac.limit_denominator(limit)
+    return frac.numerator, frac.denominator
+
+
+class Data(NamedTuple):
+    """What the search kernels read; nothing here changes during a search.
+
+    Attributes
+    ----------
+    caps : array of uint64, shape (m, w)
+        Packed capture vector of every antecedent.
+    y : array of uint64, shape (w,)
+        Rows with label 1.
+    z : array of uint64, shape (w,)
+        Minority rows of their equivalence class (Theorem 20).
+    full : array of uint64, shape (w,)
+        All rows (bits past ``n`` are 0).
+    zobrist : array of uint64, shape (m,)
+        Random words whose XOR over a set of antecedents hashes the set.
+    n : int
+        Rows.
+    scale : int
+        ``D``: scaled errors are ``errors · D``.
+    lam : int
+        ``lam_num · N``: the scaled cost of one rule.
+    majority : int
+        Label of the empty list's default rule (ties predict 1, spec §1.3).
+    key_words : int
+        Words of a permutation-map key (a bitset over antecedents).
+    """
+
+    caps: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+    full: np.ndarray
+    zobrist: np.ndarray
+    n: int
+    scale: int
+    lam: int
+    majority: int
+    key_words: int
+
+
+def minority_rows(A, y):
+    """Return the equivalent-points minority indicator ``z`` (Theorem 20).
+
+    Rows are grouped by the set of antecedents that capture them; in each
+    group the rows with the less frequent label are marked (on a tie, the
+    rows with label 1, so that a group contributes ``min(count_0, count_1)``).
+
+    Parameters
+    ----------
+    A : array of uint8, shape (n, m)
+        Antecedent matrix.
+    y : array of int64, shape (n,)
+        Labels 0/1.
+
+    Returns
+    -------
+    z : array of bool, shape (n,)
+    """
+    n = A.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    if A.shape[1] == 0:
+        group = np.zeros(n, dtype=np.int64)
+    else:
+        _, group = np.unique(np.packbits(A, axis=1), axis=0, return_inverse=True)
+        group = np.asarray(group, dtype=np.int64).reshape(-1)
+    ones = np.bincount(group, weights=(y == 1), minlength=group.max() + 1)
+    total = np.bincount(group, minlength=group.max() + 1)
+    zeros = total - ones
+    minority_label = np.where(ones <= zeros, 1, 0)  # tie: mark the 1s
+    return y == minority_label[group]
+
+
+def make_data(A, y, lam, seed=0):
+    """Pack an antecedent matrix and labels for the search.
+
+    Parameters
+    ----------
+    A : array of uint8, shape (n, m)
+    y : array of int64, shape (n,)
+        Labels 0/1.
+    lam : float
+        Regularization λ ≥ 0.
+    """
+    n, m = A.shape
+    lam_num, scale = exact_regularization(lam, n)
+    rng = np.random.default_rng(seed)
+    ones = int(np.count_nonzero(y == 1))
+    return Data(
+        caps=bitset.pack_columns(A) if m else np.zeros((0, bitset.n_words(n)), dtype=np.uint64),
+        y=bitset.pack(y == 1),
+        z=bitset.pack(minority_rows(A, y)),
+        full=bitset.full(n),
+        zobrist=rng.integers(0, np.iinfo(np.uint64).max, size=m, dtype=np.uint64, endpoint=True),
+        n=n,
+        scale=scale,
+        lam=lam_num * n,
+        majority=1 if 2 * ones >= n else 0,
+        key_words=max(1, (m + 63) // 64),
+    )
+
+
+def to_float(scaled, data):
+    """Return the objective ``scaled / (D · N)`` as a float."""
+    return scaled / (data.scale * data.n)
+
+
+def rule_list_errors(A, y, antecedents):
+    """Return ``(errors, rule labels, default label, class counts)`` of a rule list, from scratch.
+
+    Labels are the majority label of the rows each rule captures (ties
+    predict 1); the default rule predicts the majority of the uncaptured rows
+    (the whole data's majority when none are left).
+
+    Returns
+    -------
+    errors : int
+    labels : array of int64, shape (k,)
+    default : int
+    counts : array of int64, shape (k + 1, 2)
+    """
+    y = np.asarray(y)
+    left = np.ones(len(y), dtype=bool)
+    counts = np.zeros((len(antecedents) + 1, 2), dtype=np.int64)
+    for k, j in enumerate(antecedents):
+        rows = left & (A[:, j] == 1)
+        counts[k] = np.bincount(y[rows], minlength=2)
+        left &= ~rows
+    counts[-1] = np.bincount(y[left], minlength=2)
+    labels = (2 * counts[:-1, 1] >= counts[:-1].sum(axis=1)).astype(np.int64)
+    majority = 1 if 2 * np.count_nonzero(y == 1) >= len(y) else 0
+    default = majority if counts[-1].sum() == 0 else int(2 * counts[-1, 1] >= counts[-1].sum())
+    errors = int(counts.sum() - counts[np.arange(len(counts)), np.append(labels, default)].sum())
+    return errors, labels, default, counts
+
+
+def scaled_objective(errors, length, data):
+    """Return ``errors · D + length · lam_num · N``."""
+    return errors * data.scale + length * data.lam
+
+
+def log10_remaining(queue_by_length, m, lam, best):
+    """Return ``log10`` of Proposition 9's bound on the prefixes left to evaluate, or None.
+
+    ``Γ ≤ Σ_j Q_j Σ_{k=0}^{K−j} P(M−j, k)`` with ``Q_j`` the queue entries of
+    length ``j`` and ``K = min(⌊R^c/λ⌋, M)`` (``M`` when λ = 0). Computed in
+    log space: the values exceed 10**300.
+    """
+    big = m if lam <= 0 else min(int(math.floor(best / lam + 1e-12)), m)
+    logs = []
+    for j, q in enumerate(queue_by_length):
+        if q <= 0 or j > big:
+            continue
+        inner = [math.lgamma(m - j + 1) - math.lgamma(m - j - k + 1) for k in range(0, big - j + 1) if m - j - k >= 0]
+        if inner:
+            logs.append(math.log(q) + _logsumexp(inner))
+    return None if not logs else _logsumexp(logs) / math.log(10)
+
+
+def _logsumexp(values):
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
+
+
+def permutations_count(m, k):
+    """Return ``P(m, k) = m! / (m − k)!``, the ordered prefixes of length ``k`` from ``m`` antecedents."""
+    return math.perm(m, k)
+
+
+def naive_evaluations(m, lam=None, length=None):
+    """Return Proposition 8's bound ``Σ_{k=0}^{K} P(M, k)`` on the prefixes a search evaluates.
+
+    ``K = min(⌊1/(2λ)⌋, M)`` (Corollary 5) unless ``length`` is given.
+    """
+    big = _max_length(m, lam, length)
+    return sum(permutations_count(m, k) for k in range(big + 1))
+
+
+def symmetric_evaluations(m, lam=None, length=None):
+    """Return Theorem 17's bound ``1 + Σ_{k=1}^{K} P(M, k) / (k − 1)!`` with the symmetry-aware map."""
+    big = _max_length(m, lam, length)
+    return 1 + sum(Fraction(permutations_count(m, k), math.factorial(k - 1)) for k in range(1, big + 1))
+
+
+def _max_length(m, lam, length):
+    if length is not None:
+        return min(length, m)
+    if lam is None or lam <= 0:
+        return m
+    return min(int(Fraction(1, 2) / Fraction(repr(float(lam)))), m)
