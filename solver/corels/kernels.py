@@ -22,8 +22,8 @@ import numpy as np
 
 from solver.bitset import popcount
 from solver.corels import pmap as pm
-from solver.corels.queue import SIZE, policy_key, pop, push, heapify
-from solver.corels.trie import (DEAD, EXPANDED, IN_USE, NEXT_UNUSED, REPLACED, ROOT, add_node, is_live,
+from solver.corels.queue import SIZE, policy_key, pop, push
+from solver.corels.trie import (CHECKED, DEAD, EXPANDED, IN_USE, NEXT_UNUSED, REPLACED, ROOT, add_node, is_live,
                                 labels_of, release, remove_and_prune_up, room, walk_prefix)
 
 # step() results
@@ -35,13 +35,13 @@ NO_MAP, PERMUTATION_MAP, CAPTURED_MAP = 0, 1, 2
 # counters
 (BEST, BEST_LEN, BEST_DEFAULT, EVALS, LB_EVALS, POPS, EXPANSIONS, INSERTIONS, PRUNE_SUPPORT, PRUNE_ACCURATE,
  PRUNE_HIERARCHICAL, PRUNE_LOOKAHEAD, PRUNE_LENGTH, PRUNE_MAP, REPLACEMENTS, GC_RUNS, MAX_DEPTH, IMPROVEMENTS,
- MAP_DIRTY, STALE_POPS, DEAD_POPS, MAX_QUEUE, MAX_TRIE, N_COUNTERS) = range(24)
+ MAP_COMPACTIONS, STALE_POPS, DEAD_POPS, MAX_QUEUE, MAX_TRIE, N_COUNTERS) = range(24)
 
 COUNTER_NAMES = ("best", "best_length", "best_default", "evaluations", "lower_bound_evaluations", "queue_pops",
                  "expansions", "queue_insertions", "pruned_minimum_support", "pruned_accurate_support",
                  "pruned_hierarchical_bound", "pruned_lookahead_equivalent_points", "pruned_length_bound",
                  "pruned_symmetry_map", "map_replacements", "garbage_collections", "max_evaluated_prefix_length",
-                 "improvements", "map_dirty", "stale_pops", "dead_pops", "max_queue_size_physical",
+                 "improvements", "map_compactions", "stale_pops", "dead_pops", "max_queue_size_physical",
                  "max_trie_size")
 
 
@@ -63,16 +63,15 @@ class Config(NamedTuple):
 class Scratch(NamedTuple):
     """Buffers reused by every expansion.
 
-    prefix : int32 (m + 1,); labels : uint8 (m + 1,); in_prefix : uint8 (m,);
-    u : uint64 (w,) rows the parent leaves uncaptured; key, parent_key : uint64 (key_words,)
+    prefix : int32 (m + 1,); sorted_prefix : int32 (m + 1,); in_prefix : uint8 (m,);
+    u : uint64 (w,) rows the parent leaves uncaptured; key : uint64 (the map's key width,)
     """
 
     prefix: np.ndarray
-    labels: np.ndarray
+    sorted_prefix: np.ndarray
     in_prefix: np.ndarray
     u: np.ndarray
     key: np.ndarray
-    parent_key: np.ndarray
 
 
 @numba.njit(cache=True)
@@ -150,13 +149,36 @@ def record_incumbent(trie, node, depth, s, label, default, objective, scratch, b
     best_labels[depth] = label
 
 
+@numba.njit(cache=True, inline="always")
+def _put16(key, position, value):
+    w, shift = position >> 2, np.uint64(16 * (position & 3))
+    key[w] = (key[w] & ~(np.uint64(0xFFFF) << shift)) | (np.uint64(value) << shift)
+
+
+@numba.njit(cache=True)
+def set_key(key, sorted_prefix, depth, s):
+    """Write the sorted antecedents of ``prefix + [s]`` into ``key`` as uint16s, padded with 0xFFFF."""
+    key[:] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    p = 0
+    placed = False
+    for k in range(depth):
+        a = sorted_prefix[k]
+        if not placed and s < a:
+            _put16(key, p, s)
+            p += 1
+            placed = True
+        _put16(key, p, a)
+        p += 1
+    if not placed:
+        _put16(key, p, s)
+
+
 @numba.njit(cache=True)
 def child_key(data, cfg, scratch, u, s, depth, parent_hash):
     """Fill ``scratch.key`` with the map key of the child ``prefix + [s]``; return its hash."""
     key = scratch.key
-    if cfg.map_kind == PERMUTATION_MAP:
-        key[:] = scratch.parent_key
-        key[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+    if cfg.map_kind == PERMUTATION_MAP:  # the set of antecedents (Corollary 16)
+        set_key(key, scratch.sorted_prefix, depth, s)
         return parent_hash ^ data.zobrist[s]
     for w in range(u.shape[0]):  # captured-vector key: the rows the child leaves uncaptured
         key[w] = u[w] & ~data.caps[s, w]
@@ -170,46 +192,54 @@ def child_key(data, cfg, scratch, u, s, depth, parent_hash):
 
 @numba.njit(cache=True)
 def parent_hash_of(data, cfg, scratch, depth):
-    """Fill ``scratch.parent_key`` with the antecedent set of the popped prefix; return its hash."""
+    """Sort the popped prefix into ``scratch.sorted_prefix``; return the hash of its antecedent set."""
     h = np.uint64(0)
     if cfg.map_kind != PERMUTATION_MAP:
         return h
-    scratch.parent_key[:] = 0
+    out = scratch.sorted_prefix
     for k in range(depth):
         a = scratch.prefix[k]
-        scratch.parent_key[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
         h ^= data.zobrist[a]
+        j = k
+        while j > 0 and out[j - 1] > a:  # insertion sort: prefixes are short
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = a
     return h
 
 
 @numba.njit(cache=True)
-def insert_child(data, cfg, trie, heap, pmap, counters, scratch, node, depth, s, errors, bound, minority,
+def insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, depth, s, errors, bound, minority,
                  label, objective, captured, parent_hash):
     """Add an unpruned child to the map, trie and queue, unless the map holds a better ordering."""
-    slot, found = 0, False
+    slot, entry = 0, pm.EMPTY
     h = np.uint64(0)
     if cfg.map_kind != NO_MAP:
         h = child_key(data, cfg, scratch, scratch.u, s, depth, parent_hash)
-        slot, found = pm.find(pmap, h, scratch.key)
-        if found:
-            if bound >= pmap.bound[slot]:
+        slot, entry = pm.find(pmap, h, scratch.key)
+        if entry != pm.EMPTY:
+            if bound >= pmap.bound[entry]:
                 counters[PRUNE_MAP] += 1  # Corollary 16 (Theorem 15): a better ordering is known
                 return
-            old, old_generation = pmap.node[slot], pmap.generation[slot]
+            old, old_generation = pmap.node[entry], pmap.generation[entry]
             if is_live(trie, old, old_generation):
                 trie.flags[old] |= REPLACED  # its whole subtree is dead from now on
                 counters[REPLACEMENTS] += 1
     child = add_node(trie, node, s, depth + 1, errors, minority, label)
     generation = trie.generation[child]
     if cfg.map_kind != NO_MAP:
-        pm.store(pmap, slot, h, scratch.key, child, generation, bound, minority, not found)
+        if entry == pm.EMPTY:
+            pm.insert(pmap, slot, h, scratch.key, child, generation, bound, minority)
+        else:
+            pm.update(pmap, entry, child, generation, bound, minority)
     push(heap, policy_key(cfg.policy, depth + 1, bound, minority * data.scale, objective, captured), child,
-         generation)
+         generation, bound + minority * data.scale, depth + 1)
+    queued[depth + 1] += 1
     counters[INSERTIONS] += 1
 
 
 @numba.njit(cache=True)
-def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scratch, node, depth):
+def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued, scratch, node, depth):
     """Evaluate every child of ``node`` (Algorithm 5); return True if the incumbent improved."""
     m, n, scale, lam = data.caps.shape[0], data.n, data.scale, data.lam
     u = scratch.u
@@ -254,8 +284,8 @@ def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scra
             continue
         if depth + 1 >= cfg.max_length:
             continue  # its children would break the user's limit on the number of rules
-        insert_child(data, cfg, trie, heap, pmap, counters, scratch, node, depth, s, errors, bound, minority,
-                     label, objective, n - n_f, parent_hash)
+        insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, depth, s, errors, bound,
+                     minority, label, objective, n - n_f, parent_hash)
     for k in range(depth):
         scratch.in_prefix[scratch.prefix[k]] = 0
     return improved
@@ -267,18 +297,24 @@ def has_room(data, cfg, trie, heap, pmap):
     need = data.caps.shape[0] + 1
     if room(trie) < need or heap.key.shape[0] - heap.counts[SIZE] < need:
         return False
-    return cfg.map_kind == NO_MAP or 2 * (pmap.counts[0] + need) <= pmap.used.shape[0]
+    if cfg.map_kind == PERMUTATION_MAP and heap.counts[SIZE] > 0 and heap.depth[0] + 1 > 4 * pmap.keys.shape[1]:
+        return False  # the next children's keys would not fit: widen the keys
+    return cfg.map_kind == NO_MAP or pm.room(pmap) >= need
 
 
 @numba.njit(cache=True)
-def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scratch, budget):
-    """Expand queued prefixes until ``budget`` children were evaluated; return BUDGET, DONE or MAINTAIN."""
+def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued, scratch, budget):
+    """Expand queued prefixes until ``budget`` children were evaluated; return BUDGET, DONE or MAINTAIN.
+
+    ``queued[k]`` counts the stored, unexpanded prefixes of length ``k`` (the
+    logical queue by length).
+    """
     m = data.caps.shape[0]
     start = counters[EVALS]
     while heap.counts[SIZE] > 0:
         if counters[EVALS] - start >= budget:
             return BUDGET
-        if counters[MAP_DIRTY] or not has_room(data, cfg, trie, heap, pmap):
+        if not has_room(data, cfg, trie, heap, pmap):
             return MAINTAIN
         node, generation = pop(heap)
         counters[POPS] += 1
@@ -286,6 +322,7 @@ def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scratc
             counters[STALE_POPS] += 1
             continue
         depth, dead = uncaptured(data, trie, node, scratch)
+        queued[depth] -= 1
         bound = trie.errors[node] * data.scale + depth * data.lam
         if dead or not children_viable(data, cfg, counters[BEST], bound, trie.minority[node], depth, m):
             for k in range(depth):
@@ -295,7 +332,8 @@ def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scratc
                 remove_and_prune_up(trie, node)
             continue
         counters[EXPANSIONS] += 1
-        improved = expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scratch, node, depth)
+        improved = expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued, scratch, node,
+                          depth)
         if trie.n_children[node] == 0 and node != ROOT:
             remove_and_prune_up(trie, node)
         else:
@@ -303,37 +341,46 @@ def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, scratc
         counters[MAX_QUEUE] = max(counters[MAX_QUEUE], heap.counts[SIZE])
         counters[MAX_TRIE] = max(counters[MAX_TRIE], trie.counts[0])
         if improved and cfg.use_gc:
-            garbage_collect(data, cfg, trie, heap, counters)
+            garbage_collect(data, cfg, trie, counters, queued, scratch.prefix)
     return DONE
 
 
 @numba.njit(cache=True)
-def _mark_dead(data, cfg, trie, best):
-    """Flag DEAD every stored node that fails the pruning test or lies under a replaced node."""
+def _mark_dead(data, cfg, trie, best, stack):
+    """Flag DEAD every stored node that fails the pruning test or lies under a replaced node.
+
+    Each node is decided once (flag CHECKED), from its parent's verdict.
+    """
     prune = cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points
     for i in range(1, trie.counts[NEXT_UNUSED]):
         if not trie.flags[i] & IN_USE:
             continue
-        bound = trie.errors[i] * data.scale + trie.depth[i] * data.lam
-        dead = prune and bound_key(data, cfg, bound, trie.minority[i]) >= best
-        j = i
-        while not dead and j != ROOT:
-            dead = (trie.flags[j] & REPLACED) != 0
+        k, j = 0, i
+        while j != ROOT and not trie.flags[j] & CHECKED:
+            stack[k] = j
+            k += 1
             j = trie.parent[j]
-        if dead:
-            trie.flags[i] |= DEAD
+        dead = j != ROOT and (trie.flags[j] & DEAD) != 0
+        while k > 0:
+            k -= 1
+            j = stack[k]
+            bound = trie.errors[j] * data.scale + trie.depth[j] * data.lam
+            dead = dead or (trie.flags[j] & REPLACED) != 0 or \
+                (prune and bound_key(data, cfg, bound, trie.minority[j]) >= best)
+            trie.flags[j] |= CHECKED | DEAD if dead else CHECKED
 
 
 @numba.njit(cache=True)
-def garbage_collect(data, cfg, trie, heap, counters):
+def garbage_collect(data, cfg, trie, counters, queued, stack):
     """Free every node that can no longer lead to a better rule list (paper §5.5).
 
     The pruning key only grows along a path (``b`` gains at least λ per rule
     and ``b + b0`` never falls), so a failing node's whole subtree fails too
     and is freed in the same pass. Then expanded nodes left childless are
-    freed, and the queue drops entries of freed nodes.
+    freed. Queue entries of freed nodes stay until popped (they are
+    recognised as stale by their generation).
     """
-    _mark_dead(data, cfg, trie, counters[BEST])
+    _mark_dead(data, cfg, trie, counters[BEST], stack)
     top = trie.counts[NEXT_UNUSED]
     for i in range(1, top):
         if trie.flags[i] & DEAD:
@@ -342,43 +389,13 @@ def garbage_collect(data, cfg, trie, heap, counters):
                 trie.n_children[p] -= 1
     for i in range(1, top):
         if trie.flags[i] & DEAD:
+            if not trie.flags[i] & EXPANDED:
+                queued[trie.depth[i]] -= 1
             release(trie, i)
+        else:
+            trie.flags[i] &= ~CHECKED
     for i in range(1, top):
         f = trie.flags[i]
         if (f & IN_USE) and (f & EXPANDED) and trie.n_children[i] == 0:
             remove_and_prune_up(trie, i)
-    kept = 0
-    for e in range(heap.counts[SIZE]):
-        if is_live(trie, heap.node[e], heap.generation[e]):
-            heap.key[kept], heap.seq[kept] = heap.key[e], heap.seq[e]
-            heap.node[kept], heap.generation[kept] = heap.node[e], heap.generation[e]
-            kept += 1
-    heap.counts[SIZE] = kept
-    heapify(heap)
     counters[GC_RUNS] += 1
-    if cfg.map_kind != NO_MAP:
-        counters[MAP_DIRTY] = 1
-
-
-@numba.njit(cache=True)
-def queue_summary(data, trie, heap, best, histogram):
-    """Return ``(lower bound, live entries)`` of the queue and fill ``histogram`` by prefix length.
-
-    The lower bound is ``min(R^c, min over live entries of b + b0 + λ)``:
-    every rule list not yet evaluated extends a queued prefix strictly
-    (Lemma 2 with Theorem 20), whatever the switches of the search.
-    """
-    histogram[:] = 0
-    low = best
-    live = 0
-    for e in range(heap.counts[SIZE]):
-        i = heap.node[e]
-        if not is_live(trie, i, heap.generation[e]):
-            continue
-        key = trie.errors[i] * data.scale + trie.depth[i] * data.lam + trie.minority[i] * data.scale + data.lam
-        if key >= best:
-            continue
-        live += 1
-        histogram[trie.depth[i]] += 1
-        low = min(low, key)
-    return low, live

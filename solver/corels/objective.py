@@ -62,8 +62,6 @@ class Data(NamedTuple):
         ``lam_num · N``: the scaled cost of one rule.
     majority : int
         Label of the empty list's default rule (ties predict 1, spec §1.3).
-    key_words : int
-        Words of a permutation-map key (a bitset over antecedents).
     """
 
     caps: np.ndarray
@@ -75,7 +73,6 @@ class Data(NamedTuple):
     scale: int
     lam: int
     majority: int
-    key_words: int
 
 
 def minority_rows(A, y):
@@ -136,7 +133,6 @@ def make_data(A, y, lam, seed=0):
         scale=scale,
         lam=lam_num * n,
         majority=1 if 2 * ones >= n else 0,
-        key_words=max(1, (m + 63) // 64),
     )
 
 

@@ -36,6 +36,10 @@ class Heap(NamedTuple):
     seq : array of int64, shape (cap,)
     node : array of int32, shape (cap,)
     generation : array of int32, shape (cap,)
+    bound : array of int64, shape (cap,)
+        ``b + b0`` of the entry's prefix (scaled), for the queue's lower bound.
+    depth : array of int16, shape (cap,)
+        Prefix length of the entry.
     counts : array of int64, shape (2,)
         ``SIZE`` and the next insertion number ``SEQ``.
     """
@@ -44,20 +48,25 @@ class Heap(NamedTuple):
     seq: np.ndarray
     node: np.ndarray
     generation: np.ndarray
+    bound: np.ndarray
+    depth: np.ndarray
     counts: np.ndarray
 
 
+_FIELDS = (("key", np.float64), ("seq", np.int64), ("node", np.int32), ("generation", np.int32),
+           ("bound", np.int64), ("depth", np.int16))
+
+
 def make_heap(capacity):
-    return Heap(np.zeros(capacity), np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32),
-                np.zeros(capacity, dtype=np.int32), np.zeros(2, dtype=np.int64))
+    return Heap(counts=np.zeros(2, dtype=np.int64), **{n: np.zeros(capacity, dtype=t) for n, t in _FIELDS})
 
 
 def grow_heap(heap, capacity):
     """Return a copy of ``heap`` with room for ``capacity`` entries."""
     out = make_heap(capacity)
     size = heap.counts[SIZE]
-    for new, old in zip(out[:4], heap[:4]):
-        new[:size] = old[:size]
+    for name, _ in _FIELDS:
+        getattr(out, name)[:size] = getattr(heap, name)[:size]
     out.counts[:] = heap.counts
     return out
 
@@ -90,16 +99,20 @@ def _swap(heap, a, b):
     heap.seq[a], heap.seq[b] = heap.seq[b], heap.seq[a]
     heap.node[a], heap.node[b] = heap.node[b], heap.node[a]
     heap.generation[a], heap.generation[b] = heap.generation[b], heap.generation[a]
+    heap.bound[a], heap.bound[b] = heap.bound[b], heap.bound[a]
+    heap.depth[a], heap.depth[b] = heap.depth[b], heap.depth[a]
 
 
 @numba.njit(cache=True)
-def push(heap, key, node, generation):
+def push(heap, key, node, generation, bound, depth):
     """Add an entry (the caller checked the capacity)."""
     i = heap.counts[SIZE]
     heap.key[i] = key
     heap.seq[i] = heap.counts[SEQ]
     heap.node[i] = node
     heap.generation[i] = generation
+    heap.bound[i] = bound
+    heap.depth[i] = depth
     heap.counts[SIZE] += 1
     heap.counts[SEQ] += 1
     while i > 0:
@@ -138,8 +151,9 @@ def pop(heap):
 
 
 @numba.njit(cache=True)
-def heapify(heap):
-    """Restore the heap order of all ``counts[SIZE]`` entries."""
-    size = heap.counts[SIZE]
-    for i in range(size // 2 - 1, -1, -1):
-        _sift_down(heap, i, size)
+def lowest_bound(heap, extra, best):
+    """Return ``min(best, min over entries of bound + extra)`` (one sequential pass)."""
+    low = best
+    for e in range(heap.counts[SIZE]):
+        low = min(low, heap.bound[e] + extra)
+    return low

@@ -14,12 +14,13 @@ import numpy as np
 from solver.corels import kernels as K
 from solver.corels import pmap as pm
 from solver.corels.objective import exact_regularization, log10_remaining, make_data, rule_list_errors, to_float
-from solver.corels.queue import POLICIES, SIZE, grow_heap, make_heap, policy_key, push
+from solver.corels.queue import POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push
 from solver.corels.trie import N_NODES, NONE, add_node, grow_trie, make_trie, room
 from solver.data.mining import mine_problem
 from solver.models import RuleList
 
 INITIAL_NODES = 1 << 10
+PERMUTATION_KEY_WORDS = 2  # room for 8 antecedents; widened when a longer prefix is queued
 MAX_HISTORY = 400
 # Refresh the queue summary (a pass over the queue for the lower bound) at
 # most this share of the search time.
@@ -103,19 +104,21 @@ class CorelsSearch:
     def _allocate(self):
         data, m = self.data, self.data.caps.shape[0]
         w = data.caps.shape[1]
-        key_words = data.key_words
+        key_words = PERMUTATION_KEY_WORDS
         if self.cfg.map_kind == K.CAPTURED_MAP:
             key_words = w + (1 if self.config["max_length"] is not None else 0)
         self.trie = make_trie(max(INITIAL_NODES, 2 * (m + 2)))
         self.heap = make_heap(max(INITIAL_NODES, 2 * (m + 2)))
-        self.pmap = pm.make_pmap(_pow2(4 * (m + 2)) if self.cfg.map_kind != K.NO_MAP else 1,
-                                 key_words if self.cfg.map_kind != K.NO_MAP else 1)
-        self.scratch = K.Scratch(np.zeros(m + 1, dtype=np.int32), np.zeros(m + 1, dtype=np.uint8),
+        uses_map = self.cfg.map_kind != K.NO_MAP
+        self.pmap = pm.make_pmap(_pow2(max(INITIAL_NODES, 4 * (m + 2))) if uses_map else 1,
+                                 key_words if uses_map else 1)
+        self.scratch = K.Scratch(np.zeros(m + 1, dtype=np.int32), np.zeros(m + 1, dtype=np.int32),
                                  np.zeros(m, dtype=np.uint8), np.zeros(w, dtype=np.uint64),
-                                 np.zeros(max(key_words, 1), dtype=np.uint64), np.zeros(data.key_words, dtype=np.uint64))
+                                 np.zeros(self.pmap.keys.shape[1], dtype=np.uint64))
         self.best_prefix = np.zeros(m + 1, dtype=np.int32)
         self.best_labels = np.zeros(m + 1, dtype=np.uint8)
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
+        self.queued = np.zeros(m + 2, dtype=np.int64)
         ones = int(np.count_nonzero(self.problem.y == 1))
         errors = min(ones, data.n - ones)
         self.counters[K.BEST] = errors * data.scale
@@ -123,7 +126,8 @@ class CorelsSearch:
         minority = int(np.bitwise_count(data.z).sum())
         root = add_node(self.trie, NONE, NONE, 0, 0, minority, data.majority)
         key = policy_key(self.cfg.policy, 0, 0, minority * data.scale, errors * data.scale, 0)
-        push(self.heap, key, root, self.trie.generation[root])
+        push(self.heap, key, root, self.trie.generation[root], minority * data.scale, 0)
+        self.queued[0] = 1
         self.counters[K.INSERTIONS] = 1
 
     # ---------------------------------------------------------------- step
@@ -135,7 +139,7 @@ class CorelsSearch:
         while True:
             left = max(1, budget - (int(self.counters[K.EVALS]) - start))
             code = K.step(self.data, self.cfg, self.trie, self.heap, self.pmap, self.best_prefix, self.best_labels,
-                          self.counters, self.scratch, left)
+                          self.counters, self.queued, self.scratch, left)
             if code != K.MAINTAIN:
                 break
             self._maintain()
@@ -151,22 +155,25 @@ class CorelsSearch:
             self.trie = grow_trie(self.trie, 2 * len(self.trie.parent))
         if len(self.heap.key) - self.heap.counts[SIZE] < m + 1:
             self.heap = grow_heap(self.heap, 2 * len(self.heap.key))
-        if self.cfg.map_kind == K.NO_MAP:
-            return
-        capacity = len(self.pmap.used)
-        if 2 * (self.pmap.counts[0] + m + 1) > capacity:
-            capacity *= 2
-        if self.counters[K.MAP_DIRTY] or capacity != len(self.pmap.used):
-            self._rebuild_map(capacity)
+        if self.cfg.map_kind != K.NO_MAP and pm.room(self.pmap) < m + 1:
+            self._make_map_room(m + 1)
+        if self.cfg.map_kind == K.PERMUTATION_MAP and self.heap.counts[SIZE]:
+            words = (int(self.heap.depth[0]) + 1 + 3) // 4
+            if words > self.pmap.keys.shape[1]:
+                self.pmap = pm.widened(self.pmap, words)
+                self.scratch = self.scratch._replace(key=np.zeros(words, dtype=np.uint64))
 
-    def _rebuild_map(self, capacity):
+    def _make_map_room(self, need):
+        """Drop map entries that can no longer prune; grow the map if that frees too little."""
         cfg, data = self.cfg, self.data
         prunes = cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points
-        best = int(self.counters[K.BEST]) if prunes else np.iinfo(np.int64).max
-        new = pm.make_pmap(capacity, self.pmap.keys.shape[1])
-        pm.rebuild(self.pmap, new, data.scale, data.lam if cfg.use_lookahead else 0, cfg.use_equivalent_points, best)
-        self.pmap = new
-        self.counters[K.MAP_DIRTY] = 0
+        if prunes:
+            extra = data.lam if cfg.use_lookahead else 0
+            pm.compact(self.pmap, data.scale, extra, cfg.use_equivalent_points, int(self.counters[K.BEST]))
+            self.counters[K.MAP_COMPACTIONS] += 1
+        capacity = len(self.pmap.node)
+        if 4 * (self.pmap.counts[0] + need) > 3 * capacity:
+            self.pmap = pm.resized(self.pmap, 2 * capacity)
 
     def _note_incumbent(self):
         best = int(self.counters[K.BEST])
@@ -174,19 +181,24 @@ class CorelsSearch:
             self._best_seen = (best, time.perf_counter() - self._started)
 
     def _summarize(self, force=False):
-        """Refresh the lower bound and the queue's length histogram (a pass over the queue)."""
+        """Refresh the lower bound (a pass over the queue) and record the queue's lengths.
+
+        The bound is ``min(R^c, min over queued prefixes of b + b0 + λ)``: every
+        rule list not yet evaluated extends a queued prefix strictly (Lemma 2
+        with Theorem 20, true whatever the switches of the search). Entries of
+        prefixes freed since only lower it, so it stays valid, and it never
+        decreases (children are queued with keys above their parent's).
+        """
         now = time.perf_counter()
         if not force and (now - self._last_summary) * SUMMARY_SHARE < self._summary_seconds:
             return
-        histogram = np.zeros(self.data.caps.shape[0] + 2, dtype=np.int64)
         best = int(self.counters[K.BEST])
-        low, live = K.queue_summary(self.data, self.trie, self.heap, best, histogram)
-        self._lower = best if self._finished else int(low)
-        self._live = int(live)
+        self._lower = best if self._finished else int(lowest_bound(self.heap, self.data.lam, best))
+        self._live = int(self.queued.sum())
         self._max_live = max(getattr(self, "_max_live", 0), self._live)
         self._last_summary = time.perf_counter()
         self._summary_seconds = self._last_summary - now
-        self._record_history(histogram)
+        self._record_history(self.queued)
 
     def _record_history(self, histogram):
         used = np.flatnonzero(histogram)
@@ -225,7 +237,7 @@ class CorelsSearch:
 
     def state_bytes(self):
         arrays = [*self.trie, *self.heap, *self.pmap, *self.scratch, self.best_prefix, self.best_labels,
-                  self.counters, self.data.caps, self.data.y, self.data.z, self.data.full, self.data.zobrist, self.A]
+                  self.counters, self.queued, self.data.caps, self.data.y, self.data.z, self.data.full, self.data.zobrist, self.A]
         return int(sum(a.nbytes for a in arrays))
 
     # ---------------------------------------------------------------- end
@@ -249,7 +261,7 @@ class CorelsSearch:
     def stats(self):
         names = K.COUNTER_NAMES
         out = {names[i]: int(self.counters[i]) for i in range(len(names))
-               if names[i] not in ("best", "best_default", "map_dirty")}
+               if names[i] not in ("best", "best_default")}
         out.update(
             antecedents=int(self.data.caps.shape[0]),
             max_queue_size=self._max_live,
@@ -282,6 +294,7 @@ def warmup():
     base = get("corels").clean({"regularization": 0.01, "antecedents": "given"})
     for extra in ({}, {"use_captured_vector_map": True}):
         search = CorelsSearch(problem, {**base, **extra})
+        search._make_map_room(len(search.pmap.node))  # compaction and growth of the map
         while not search.step(1 << 20):
             pass
         search.best_model()

@@ -31,7 +31,8 @@ ROOT = 0
 IN_USE = np.uint8(1)
 EXPANDED = np.uint8(2)
 REPLACED = np.uint8(4)
-DEAD = np.uint8(8)  # scratch mark of the garbage collector
+DEAD = np.uint8(8)  # scratch marks of the garbage collector
+CHECKED = np.uint8(16)
 
 # trie.counts
 N_NODES, NEXT_UNUSED, FREE_TOP = 0, 1, 2
