@@ -267,6 +267,7 @@ class CorelsSearch:
             max_queue_size=self._max_live,
             time_to_optimum_seconds=self._best_seen[1],
             regularization_fraction=f"{self.data.lam // self.data.n}/{self.data.scale}",
+            equivalent_points_share=int(np.bitwise_count(self.data.z).sum()) / self.data.n,
         )
         return out
 
