@@ -175,21 +175,17 @@ def scaled_objective(errors, length, data):
     return errors * data.scale + length * data.lam
 
 
-def log10_remaining(queue_by_length, m, lam, best):
-    """Return ``log10`` of Proposition 9's bound on the prefixes left to evaluate, or None.
+def log10_remaining(room, m):
+    """Return ``log10`` of Theorem 7's bound on the prefixes left to evaluate, or None when none are.
 
-    ``Γ ≤ Σ_j Q_j Σ_{k=0}^{K−j} P(M−j, k)`` with ``Q_j`` the queue entries of
-    length ``j`` and ``K = min(⌊R^c/λ⌋, M)`` (``M`` when λ = 0). Computed in
-    log space: the values exceed 10**300.
+    ``Γ ≤ Σ_{queued d_p} Σ_{k=0}^{f(d_p)} P(M − L(d_p), k)`` with ``room[L, f]``
+    the number of queued prefixes of length ``L`` that may grow by ``f`` rules
+    (``queue.lowest_bound``). Computed in log space: the values exceed 10**300.
     """
-    big = m if lam <= 0 else min(int(math.floor(best / lam + 1e-12)), m)
     logs = []
-    for j, q in enumerate(queue_by_length):
-        if q <= 0 or j > big:
-            continue
-        inner = [math.lgamma(m - j + 1) - math.lgamma(m - j - k + 1) for k in range(0, big - j + 1) if m - j - k >= 0]
-        if inner:
-            logs.append(math.log(q) + _logsumexp(inner))
+    for length, f in zip(*np.nonzero(room)):
+        inner = [math.lgamma(m - length + 1) - math.lgamma(m - length - k + 1) for k in range(int(f) + 1)]
+        logs.append(math.log(room[length, f]) + _logsumexp(inner))
     return None if not logs else _logsumexp(logs) / math.log(10)
 
 

@@ -151,9 +151,25 @@ def pop(heap):
 
 
 @numba.njit(cache=True)
-def lowest_bound(heap, extra, best):
-    """Return ``min(best, min over entries of bound + extra)`` (one sequential pass)."""
+def lowest_bound(heap, lam, best, m, room):
+    """Return ``min(best, min over entries of bound + λ)`` and fill ``room`` (one sequential pass).
+
+    ``room[L, f]`` counts the live entries of length ``L`` that may still be
+    extended by ``f = min(⌊(best − bound)/λ⌋, m − L)`` rules (Theorem 7, with
+    ``b + b0`` for ``b``, which only tightens it); ``f`` is capped at the last
+    column. With λ = 0, ``f = m − L``.
+    """
     low = best
+    room[:, :] = 0
+    last = room.shape[1] - 1
     for e in range(heap.counts[SIZE]):
-        low = min(low, heap.bound[e] + extra)
+        key = heap.bound[e] + lam
+        if key >= best:
+            continue
+        low = min(low, key)
+        depth = heap.depth[e]
+        f = m - depth
+        if lam > 0:
+            f = min(f, (best - heap.bound[e]) // lam)
+        room[depth, min(f, last)] += 1
     return low

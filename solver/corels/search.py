@@ -193,21 +193,23 @@ class CorelsSearch:
         if not force and (now - self._last_summary) * SUMMARY_SHARE < self._summary_seconds:
             return
         best = int(self.counters[K.BEST])
-        self._lower = best if self._finished else int(lowest_bound(self.heap, self.data.lam, best))
+        m, lam = self.data.caps.shape[0], self.data.lam
+        room = np.zeros((m + 2, min(m, best // lam if lam else m) + 1), dtype=np.int64)
+        low = lowest_bound(self.heap, lam, best, m, room)
+        self._lower = best if self._finished else int(low)
         self._live = int(self.queued.sum())
         self._max_live = max(getattr(self, "_max_live", 0), self._live)
+        self._record_history(self.queued, None if self._finished else log10_remaining(room, m))
         self._last_summary = time.perf_counter()
         self._summary_seconds = self._last_summary - now
-        self._record_history(self.queued)
 
-    def _record_history(self, histogram):
+    def _record_history(self, histogram, remaining):
         used = np.flatnonzero(histogram)
         counts = histogram[: used[-1] + 1].tolist() if len(used) else []
         h = self._history
         h["elapsed"].append(round(time.perf_counter() - self._started, 6))
         h["counts"].append(counts)
-        lam = self.config["regularization"]
-        h["log10_remaining"].append(log10_remaining(counts, self.data.caps.shape[0], lam, self.upper_bound))
+        h["log10_remaining"].append(None if remaining is None else round(remaining, 3))
         if len(h["elapsed"]) > MAX_HISTORY:  # keep the first and last, thin the middle
             n = len(h["elapsed"])
             keep = list(range(0, n - 1, 2)) + [n - 1]

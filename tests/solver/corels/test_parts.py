@@ -50,9 +50,14 @@ def test_the_counting_bounds_match_the_paper():
 
 
 def test_the_remaining_space_of_a_fresh_search_is_proposition_eight():
-    m, lam, best = 10, 0.1, 0.35  # K = ⌊0.35/0.1⌋ = 3
-    assert 10 ** log10_remaining([1], m, lam, best) == pytest.approx(naive_evaluations(m, length=3), rel=1e-9)
-    assert log10_remaining([0, 0], m, lam, best) is None
+    # Theorem 7 for the root alone, allowed 3 more rules, is Proposition 8 with K = 3.
+    room = np.zeros((12, 11), dtype=np.int64)
+    room[0, 3] = 1
+    assert 10 ** log10_remaining(room, 10) == pytest.approx(naive_evaluations(10, length=3), rel=1e-9)
+    room[2, 1] = 5  # plus five prefixes of length 2 that may grow by one rule: 5 · (1 + 8)
+    expected = naive_evaluations(10, length=3) + 45
+    assert 10 ** log10_remaining(room, 10) == pytest.approx(expected, rel=1e-9)
+    assert log10_remaining(np.zeros((3, 3), dtype=np.int64), 10) is None
 
 
 @settings(max_examples=50, deadline=None)
