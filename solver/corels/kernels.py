@@ -22,7 +22,7 @@ import numpy as np
 
 from solver.bitset import popcount
 from solver.corels import pmap as pm
-from solver.corels.queue import SIZE, policy_key, pop, push
+from solver.corels.queue import SIZE, policy_key, pop, push, top_depth
 from solver.corels.trie import (CHECKED, DEAD, EXPANDED, IN_USE, NEXT_UNUSED, REPLACED, ROOT, add_node, is_live,
                                 labels_of, release, remove_and_prune_up, room, walk_prefix)
 
@@ -74,7 +74,7 @@ class Scratch(NamedTuple):
     key: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def bound_key(data, cfg, bound, minority):
     """Return the pruning key of a prefix: ``b [+ b0 (Thm 20)] [+ λ (Lemma 2)]``, scaled."""
     key = bound
@@ -113,26 +113,33 @@ def uncaptured(data, trie, node, scratch):
 
 
 @numba.njit(cache=True)
-def counts3(u, y, z):
-    """Return ``|u|``, ``|u ∩ y|``, ``|u ∩ z|``."""
-    a = b = c = 0
-    for w in range(u.shape[0]):
-        a += popcount(u[w])
-        b += popcount(u[w] & y[w])
-        c += popcount(u[w] & z[w])
-    return a, b, c
+def weighted_count(a, planes):
+    """Return the rows in the classes of bitset ``a``: ``Σ_k 2^k |a ∩ planes[:, k]|``."""
+    total = 0
+    for w in range(a.shape[0]):
+        word = a[w]
+        if word == 0:
+            continue
+        for k in range(planes.shape[1]):
+            total += popcount(word & planes[w, k]) << k
+    return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def captured_counts(data, u, s):
-    """Return, for ``v = u ∩ cap(s)``: ``|v|``, ``|v ∩ y|``, ``|v ∩ z|`` (one pass over the words)."""
+    """Return, for ``v = u ∩ cap(s)``: its rows, rows with label 1, minority rows (one pass over the words)."""
     nv = nw = nz = 0
-    caps, y, z = data.caps, data.y, data.z
+    caps, total, positive, minority = data.caps, data.total, data.positive, data.minority
     for w in range(u.shape[0]):
         v = u[w] & caps[s, w]
-        nv += popcount(v)
-        nw += popcount(v & y[w])
-        nz += popcount(v & z[w])
+        if v == 0:
+            continue
+        for k in range(total.shape[1]):
+            nv += popcount(v & total[w, k]) << k
+        for k in range(positive.shape[1]):
+            nw += popcount(v & positive[w, k]) << k
+        for k in range(minority.shape[1]):
+            nz += popcount(v & minority[w, k]) << k
     return nv, nw, nz
 
 
@@ -243,44 +250,48 @@ def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queu
     """Evaluate every child of ``node`` (Algorithm 5); return True if the incumbent improved."""
     m, n, scale, lam = data.caps.shape[0], data.n, data.scale, data.lam
     u = scratch.u
-    n_u, n_uy, n_uz = counts3(u, data.y, data.z)
+    n_u = weighted_count(u, data.total)
+    n_uy = weighted_count(u, data.positive)
+    n_uz = weighted_count(u, data.minority)
     parent_errors = trie.errors[node]
     parent_hash = parent_hash_of(data, cfg, scratch, depth)
+    prunes = cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points
+    best = counters[BEST]
     improved = False
+    # tallies kept in registers, added to the counters at the end
+    support = accurate = evaluated = hierarchical = lookahead = length = 0
     for s in range(m):
         if scratch.in_prefix[s]:
             continue
-        counters[EVALS] += 1
         nv, nw, nz = captured_counts(data, u, s)
         if cfg.use_minimum_support and nv * scale < lam:
-            counters[PRUNE_SUPPORT] += 1  # Theorem 10: captures fewer than λN rows
+            support += 1  # Theorem 10: captures fewer than λN rows
             continue
         label = 1 if 2 * nw >= nv else 0
         correct = nw if label == 1 else nv - nw
         if cfg.use_accurate_support and correct * scale < lam:
-            counters[PRUNE_ACCURATE] += 1  # Theorem 11: classifies fewer than λN rows correctly
+            accurate += 1  # Theorem 11: classifies fewer than λN rows correctly
             continue
-        counters[LB_EVALS] += 1
+        evaluated += 1
         errors = parent_errors + nv - correct
         bound = errors * scale + (depth + 1) * lam  # eq. (30)
-        counters[MAX_DEPTH] = max(counters[MAX_DEPTH], depth + 1)
-        if cfg.use_hierarchical and bound >= counters[BEST]:
-            counters[PRUNE_HIERARCHICAL] += 1  # Theorem 1: b(child) ≥ R^c
+        if cfg.use_hierarchical and bound >= best:
+            hierarchical += 1  # Theorem 1: b(child) ≥ R^c
             continue
         n_f, n_g = n_u - nv, n_uy - nw
         objective = bound + min(n_g, n_f - n_g) * scale  # eq. (32)
-        if objective < counters[BEST]:
+        if objective < best:
             default = data.majority if n_f == 0 else (1 if 2 * n_g >= n_f else 0)
             record_incumbent(trie, node, depth, s, label, default, objective, scratch, best_prefix, best_labels,
                              counters)
+            best = objective
             improved = True
         minority = n_uz - nz  # eq. (28): b0(child) = |f ∩ z| / N
-        if (cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points) and \
-                bound_key(data, cfg, bound, minority) >= counters[BEST]:
-            counters[PRUNE_LOOKAHEAD] += 1  # Lemma 2 + Theorem 20: b + b0 + λ ≥ R^c, no child can win
+        if prunes and bound_key(data, cfg, bound, minority) >= best:
+            lookahead += 1  # Lemma 2 + Theorem 20: b + b0 + λ ≥ R^c, no child can win
             continue
-        if cfg.use_length and (depth + 1 >= m or (lam > 0 and bound + lam > counters[BEST])):
-            counters[PRUNE_LENGTH] += 1  # Theorem 6: no longer prefix can beat R^c
+        if cfg.use_length and (depth + 1 >= m or (lam > 0 and bound + lam > best)):
+            length += 1  # Theorem 6: no longer prefix can beat R^c
             continue
         if depth + 1 >= cfg.max_length:
             continue  # its children would break the user's limit on the number of rules
@@ -288,6 +299,15 @@ def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queu
                      minority, label, objective, n - n_f, parent_hash)
     for k in range(depth):
         scratch.in_prefix[scratch.prefix[k]] = 0
+    counters[EVALS] += m - depth
+    counters[PRUNE_SUPPORT] += support
+    counters[PRUNE_ACCURATE] += accurate
+    counters[LB_EVALS] += evaluated
+    counters[PRUNE_HIERARCHICAL] += hierarchical
+    counters[PRUNE_LOOKAHEAD] += lookahead
+    counters[PRUNE_LENGTH] += length
+    if evaluated:
+        counters[MAX_DEPTH] = max(counters[MAX_DEPTH], depth + 1)
     return improved
 
 
@@ -295,9 +315,9 @@ def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queu
 def has_room(data, cfg, trie, heap, pmap):
     """Return True if one more expansion fits in every structure."""
     need = data.caps.shape[0] + 1
-    if room(trie) < need or heap.key.shape[0] - heap.counts[SIZE] < need:
+    if room(trie) < need or heap.entries.shape[0] - heap.counts[SIZE] < need:
         return False
-    if cfg.map_kind == PERMUTATION_MAP and heap.counts[SIZE] > 0 and heap.depth[0] + 1 > 4 * pmap.keys.shape[1]:
+    if cfg.map_kind == PERMUTATION_MAP and heap.counts[SIZE] > 0 and top_depth(heap) + 1 > 4 * pmap.keys.shape[1]:
         return False  # the next children's keys would not fit: widen the keys
     return cfg.map_kind == NO_MAP or pm.room(pmap) >= need
 

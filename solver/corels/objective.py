@@ -42,16 +42,22 @@ def exact_regularization(lam, n):
 class Data(NamedTuple):
     """What the search kernels read; nothing here changes during a search.
 
+    The search works on *classes*: the distinct rows of the antecedent matrix
+    (rows captured by exactly the same antecedents, the equivalent points of
+    Proposition 19). Every rule list treats a class as one, so bitsets run
+    over classes, and a class's row counts are stored as bit planes: the
+    rows of a set ``v`` of classes number ``Σ_k 2^k · |v ∩ total[:, k]|``.
+    When every row is its own class this is the plain bitset over rows.
+
     Attributes
     ----------
     caps : array of uint64, shape (m, w)
-        Packed capture vector of every antecedent.
-    y : array of uint64, shape (w,)
-        Rows with label 1.
-    z : array of uint64, shape (w,)
-        Minority rows of their equivalence class (Theorem 20).
+        Packed capture vector of every antecedent, over classes.
+    total, positive, minority : array of uint64, shape (w, planes)
+        Bit planes of each class's rows, rows with label 1, and minority rows
+        (``min(rows with 0, rows with 1)``, Theorem 20).
     full : array of uint64, shape (w,)
-        All rows (bits past ``n`` are 0).
+        All classes (bits past the last class are 0).
     zobrist : array of uint64, shape (m,)
         Random words whose XOR over a set of antecedents hashes the set.
     n : int
@@ -65,8 +71,9 @@ class Data(NamedTuple):
     """
 
     caps: np.ndarray
-    y: np.ndarray
-    z: np.ndarray
+    total: np.ndarray
+    positive: np.ndarray
+    minority: np.ndarray
     full: np.ndarray
     zobrist: np.ndarray
     n: int
@@ -108,8 +115,39 @@ def minority_rows(A, y):
     return y == minority_label[group]
 
 
+def row_classes(A, y):
+    """Group the rows of ``A`` by signature; return the classes and their row counts.
+
+    Returns
+    -------
+    signatures : array of uint8, shape (u, m)
+        The distinct rows, in lexicographic order (so classes that share
+        antecedents sit together in a bitset).
+    rows, ones : array of int64, shape (u,)
+        Rows, and rows with label 1, of each class.
+    """
+    n, m = A.shape
+    if m == 0:
+        return np.zeros((1 if n else 0, 0), dtype=np.uint8), np.array([n] if n else [], dtype=np.int64), \
+            np.array([np.count_nonzero(y == 1)] if n else [], dtype=np.int64)
+    _, first, group = np.unique(np.packbits(A, axis=1), axis=0, return_index=True, return_inverse=True)
+    group = np.asarray(group, dtype=np.int64).reshape(-1)
+    rows = np.bincount(group, minlength=len(first))
+    ones = np.bincount(group, weights=(y == 1), minlength=len(first)).astype(np.int64)
+    return A[first], rows, ones
+
+
+def bit_planes(counts):
+    """Return ``counts`` (shape (u,)) as packed bit planes, shape (n_words(u), planes)."""
+    planes = int(counts.max()).bit_length() if len(counts) else 0
+    out = np.zeros((bitset.n_words(len(counts)), planes), dtype=np.uint64)
+    for k in range(planes):
+        out[:, k] = bitset.pack((counts >> k) & 1)
+    return out
+
+
 def make_data(A, y, lam, seed=0):
-    """Pack an antecedent matrix and labels for the search.
+    """Group rows into classes and pack them, with the labels, for the search.
 
     Parameters
     ----------
@@ -121,18 +159,21 @@ def make_data(A, y, lam, seed=0):
     """
     n, m = A.shape
     lam_num, scale = exact_regularization(lam, n)
+    signatures, rows, ones = row_classes(A, y)
+    u = len(rows)
     rng = np.random.default_rng(seed)
-    ones = int(np.count_nonzero(y == 1))
+    total_ones = int(np.count_nonzero(y == 1))
     return Data(
-        caps=bitset.pack_columns(A) if m else np.zeros((0, bitset.n_words(n)), dtype=np.uint64),
-        y=bitset.pack(y == 1),
-        z=bitset.pack(minority_rows(A, y)),
-        full=bitset.full(n),
+        caps=bitset.pack_columns(signatures) if m else np.zeros((0, bitset.n_words(u)), dtype=np.uint64),
+        total=bit_planes(rows),
+        positive=bit_planes(ones),
+        minority=bit_planes(np.minimum(ones, rows - ones)),
+        full=bitset.full(u),
         zobrist=rng.integers(0, np.iinfo(np.uint64).max, size=m, dtype=np.uint64, endpoint=True),
         n=n,
         scale=scale,
         lam=lam_num * n,
-        majority=1 if 2 * ones >= n else 0,
+        majority=1 if 2 * total_ones >= n else 0,
     )
 
 

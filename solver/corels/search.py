@@ -11,10 +11,11 @@ import time
 
 import numpy as np
 
+from solver.bitset import count as bitset_count
 from solver.corels import kernels as K
 from solver.corels import pmap as pm
 from solver.corels.objective import exact_regularization, log10_remaining, make_data, rule_list_errors, to_float
-from solver.corels.queue import POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push
+from solver.corels.queue import POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push, top_depth
 from solver.corels.trie import N_NODES, NONE, add_node, grow_trie, make_trie, room
 from solver.data.mining import mine_problem
 from solver.models import RuleList
@@ -123,7 +124,7 @@ class CorelsSearch:
         errors = min(ones, data.n - ones)
         self.counters[K.BEST] = errors * data.scale
         self.counters[K.BEST_DEFAULT] = data.majority
-        minority = int(np.bitwise_count(data.z).sum())
+        minority = int(K.weighted_count(data.full, data.minority))
         root = add_node(self.trie, NONE, NONE, 0, 0, minority, data.majority)
         key = policy_key(self.cfg.policy, 0, 0, minority * data.scale, errors * data.scale, 0)
         push(self.heap, key, root, self.trie.generation[root], minority * data.scale, 0)
@@ -153,12 +154,12 @@ class CorelsSearch:
         m = self.data.caps.shape[0]
         if room(self.trie) < m + 1:
             self.trie = grow_trie(self.trie, 2 * len(self.trie.parent))
-        if len(self.heap.key) - self.heap.counts[SIZE] < m + 1:
-            self.heap = grow_heap(self.heap, 2 * len(self.heap.key))
+        if len(self.heap.entries) - self.heap.counts[SIZE] < m + 1:
+            self.heap = grow_heap(self.heap, 2 * len(self.heap.entries))
         if self.cfg.map_kind != K.NO_MAP and pm.room(self.pmap) < m + 1:
             self._make_map_room(m + 1)
         if self.cfg.map_kind == K.PERMUTATION_MAP and self.heap.counts[SIZE]:
-            words = (int(self.heap.depth[0]) + 1 + 3) // 4
+            words = (int(top_depth(self.heap)) + 1 + 3) // 4
             if words > self.pmap.keys.shape[1]:
                 self.pmap = pm.widened(self.pmap, words)
                 self.scratch = self.scratch._replace(key=np.zeros(words, dtype=np.uint64))
@@ -238,8 +239,8 @@ class CorelsSearch:
         }
 
     def state_bytes(self):
-        arrays = [*self.trie, *self.heap, *self.pmap, *self.scratch, self.best_prefix, self.best_labels,
-                  self.counters, self.queued, self.data.caps, self.data.y, self.data.z, self.data.full, self.data.zobrist, self.A]
+        arrays = [*self.trie, self.heap.entries, self.heap.counts, *self.pmap, *self.scratch, self.best_prefix, self.best_labels,
+                  self.counters, self.queued, self.A, *self.data[:6]]
         return int(sum(a.nbytes for a in arrays))
 
     # ---------------------------------------------------------------- end
@@ -269,7 +270,8 @@ class CorelsSearch:
             max_queue_size=self._max_live,
             time_to_optimum_seconds=self._best_seen[1],
             regularization_fraction=f"{self.data.lam // self.data.n}/{self.data.scale}",
-            equivalent_points_share=int(np.bitwise_count(self.data.z).sum()) / self.data.n,
+            equivalent_points_share=int(K.weighted_count(self.data.full, self.data.minority)) / self.data.n,
+            classes=int(self.data.full.size and bitset_count(self.data.full)),
         )
         return out
 

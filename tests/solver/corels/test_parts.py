@@ -61,12 +61,16 @@ def test_the_remaining_space_of_a_fresh_search_is_proposition_eight():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.5, -1.0]), min_size=1, max_size=60))
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.5, 1e300, float('inf')]), min_size=1, max_size=60))
 def test_the_heap_pops_by_key_then_first_in(keys):
     heap = make_heap(len(keys))
     for i, key in enumerate(keys):
-        push(heap, key, i, 0, 0, 0)
-    popped = [pop(heap)[0] for _ in keys]
+        push(heap, key, i, 7, 0, 3)
+    popped = []
+    for _ in keys:
+        node, generation = pop(heap)
+        assert generation == 7
+        popped.append(node)
     assert popped == sorted(range(len(keys)), key=lambda i: (keys[i], i))
 
 
