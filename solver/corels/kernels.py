@@ -23,8 +23,22 @@ import numpy as np
 from solver.bitset import popcount
 from solver.corels import pmap as pm
 from solver.corels.queue import SIZE, policy_key, pop, push, top_depth
-from solver.corels.trie import (CHECKED, DEAD, EXPANDED, IN_USE, NEXT_UNUSED, REPLACED, ROOT, add_node, is_live,
-                                labels_of, release, remove_and_prune_up, room, walk_prefix)
+from solver.corels.trie import (
+    CHECKED,
+    DEAD,
+    EXPANDED,
+    IN_USE,
+    NEXT_UNUSED,
+    REPLACED,
+    ROOT,
+    add_node,
+    is_live,
+    labels_of,
+    release,
+    remove_and_prune_up,
+    room,
+    walk_prefix,
+)
 
 # step() results
 BUDGET, DONE, MAINTAIN = 0, 1, 2
@@ -93,9 +107,8 @@ def children_viable(data, cfg, best, bound, minority, depth, m):
     if (cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points) and \
             bound_key(data, cfg, bound, minority) >= best:
         return False  # Theorem 1 with Lemma 2 and Theorem 20: the whole subtree is dominated
-    if cfg.use_length and (depth >= m or (data.lam > 0 and bound + data.lam > best)):
-        return False  # Theorem 6: K' ≤ K + ⌊(R^c − b)/λ⌋ admits no longer prefix (Prop. 3: K' ≤ M)
-    return True
+    # Theorem 6: K' ≤ K + ⌊(R^c − b)/λ⌋ admits no longer prefix (Prop. 3: K' ≤ M)
+    return not (cfg.use_length and (depth >= m or (data.lam > 0 and bound + data.lam > best)))
 
 
 @numba.njit(cache=True)

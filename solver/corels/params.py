@@ -70,6 +70,6 @@ ALGORITHM = Algorithm(
                "Keep only the best ordering of each set of antecedents."),
         _bound("use_captured_vector_map", "Captured-vector map (Thm 15)",
                "Keep only the best prefix among those capturing the same rows (prunes more than the "
-               "permutation map, costs N/8 bytes per entry; replaces it when both are on).", default=False),
+               "permutation map, costs a bit per distinct row in each entry; replaces it when both are on).", default=False),
     ),
 )

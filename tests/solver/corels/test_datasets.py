@@ -7,11 +7,11 @@ import pytest
 
 from conftest import shared_dataset
 from solver import Limits, solve
+from solver.corels import kernels as K
 from solver.corels.objective import rule_list_errors
 from solver.data import Roles, make_problem, read_file
 from solver.problem import Problem
 from solver.testing import assert_bound_trace_valid
-from solver.corels import kernels as K
 from tests.solver.corels.test_exhaustive import POLICIES, SWITCHES, run_search
 
 SMALL = ("monk1.csv", "monk2.csv", "monk3.csv", "car-evaluation.csv", "tic-tac-toe.csv", "compas-corels-binary.csv",

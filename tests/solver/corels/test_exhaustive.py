@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver import solve
-from solver.corels.objective import exact_regularization, rule_list_errors, scaled_objective
 from solver.corels import kernels as K
+from solver.corels.objective import exact_regularization, rule_list_errors, scaled_objective
 from solver.corels.search import CorelsSearch
 from solver.problem import Problem
 from solver.registry import get
@@ -127,3 +127,12 @@ def test_every_switch_combination_and_policy_solves_the_worked_example():
                 search = run_search(problem, params)
                 scale_n = search.data.scale * search.data.n
                 assert Fraction(int(search.counters[K.BEST]), scale_n) == optimum, params
+
+
+def test_a_child_whose_lookahead_fails_still_improves_the_incumbent():
+    # Twenty rows, 8 positive; the one antecedent captures the 8 positives and 5 negatives. Its
+    # one-rule list (0.35) beats the empty list (0.4) although b + λ = 0.45 ≥ 0.4.
+    A = np.array([[1]] * 13 + [[0]] * 7)
+    y = np.array([1] * 8 + [0] * 12)
+    result = solve(binary_problem(A, y), "corels", {"regularization": 0.1, "antecedents": "given"})
+    assert result.objective == pytest.approx(0.35) and result.model.antecedents.tolist() == [0]

@@ -23,7 +23,7 @@ def test_mined_antecedents_evaluate_on_raw_rows_as_in_the_matrix():
 
 
 def test_it_mines_literals_negations_and_pairs_in_order():
-    table, problem = gosdt_compas()
+    _, problem = gosdt_compas()
     A, found, summary = mine(problem.X, problem.features, min_support=0.01)
     kinds = [p["kind"] for p in found]
     first_pair = kinds.index("and")
@@ -48,7 +48,7 @@ def test_single_clauses_without_negations_are_the_features_in_support():
 
 def test_a_conjunction_that_repeats_a_single_predicate_is_dropped():
     X = np.array([[1, 1], [1, 1], [0, 0], [0, 1]], dtype=np.uint8)
-    A, found, _ = mine(X, [predicates.binary("a"), predicates.binary("b")], min_support=0.0, negations=False)
+    _, found, _ = mine(X, [predicates.binary("a"), predicates.binary("b")], min_support=0.0, negations=False)
     # a AND b holds exactly where a does, so only a and b remain
     assert [predicates.text(p) for p in found] == ["a = 1", "b = 1"]
 

@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 from solver import Limits
 from solver.corels import kernels as K
 from solver.corels import pmap as pm
-from solver.corels.objective import (exact_regularization, log10_remaining, minority_rows, naive_evaluations,
-                                     rule_list_errors, symmetric_evaluations)
+from solver.corels.objective import (
+    exact_regularization,
+    log10_remaining,
+    minority_rows,
+    naive_evaluations,
+    rule_list_errors,
+    symmetric_evaluations,
+)
 from solver.corels.queue import make_heap, pop, push
 from solver.corels.search import CorelsSearch
 from solver.corels.trie import IN_USE, REPLACED, ROOT, walk_prefix
