@@ -136,13 +136,11 @@ class CorelsSearch:
     def step(self, budget):
         if self._finished:
             return True
-        start = int(self.counters[K.EVALS])
-        while True:
-            left = max(1, budget - (int(self.counters[K.EVALS]) - start))
-            code = K.step(self.data, self.cfg, self.trie, self.heap, self.pmap, self.best_prefix, self.best_labels,
-                          self.counters, self.queued, self.scratch, left)
-            if code != K.MAINTAIN:
-                break
+        code = K.step(self.data, self.cfg, self.trie, self.heap, self.pmap, self.best_prefix, self.best_labels,
+                      self.counters, self.queued, self.scratch, budget)
+        if code == K.MAINTAIN:
+            # Growing a structure can take seconds at millions of entries; the
+            # driver gets control back after each growth to check its limits.
             self._maintain()
         self._note_incumbent()
         if code == K.DONE:
