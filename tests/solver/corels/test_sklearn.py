@@ -9,7 +9,7 @@ from solver.data import read_file
 from solver.sklearn import CorelsClassifier
 
 
-@parametrize_with_checks([CorelsClassifier(time_limit=2, binarize="quantile:4")])
+@parametrize_with_checks([CorelsClassifier(time_limit=2, binarize="quantile:4", max_clauses=1)])
 def test_it_follows_the_scikit_learn_contract(estimator, check):
     check(estimator)
 
