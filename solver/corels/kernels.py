@@ -78,7 +78,7 @@ class Scratch(NamedTuple):
     """Buffers reused by every expansion.
 
     prefix : int32 (m + 1,); sorted_prefix : int32 (m + 1,); in_prefix : uint8 (m,);
-    u : uint64 (w,) rows the parent leaves uncaptured; key : uint64 (the map's key width,)
+    u : uint64 (w,) classes the parent leaves uncaptured; key : uint64 (the map's key width,)
     """
 
     prefix: np.ndarray
@@ -113,7 +113,7 @@ def children_viable(data, cfg, best, bound, minority, depth, m):
 
 @numba.njit(cache=True)
 def uncaptured(data, trie, node, scratch):
-    """Walk node's prefix into ``scratch``; set ``u`` = rows it leaves uncaptured; return (depth, dead)."""
+    """Walk node's prefix into ``scratch``; set ``u`` = classes it leaves uncaptured; return (depth, dead)."""
     depth, dead = walk_prefix(trie, node, scratch.prefix)
     u = scratch.u
     u[:] = data.full
@@ -140,7 +140,7 @@ def weighted_count(a, planes):
 
 @numba.njit(cache=True, inline="always")
 def captured_counts(data, u, s):
-    """Return, for ``v = u ∩ cap(s)``: its rows, rows with label 1, minority rows (one pass over the words)."""
+    """Return, for the classes ``v = u ∩ cap(s)``: their rows, rows with label 1, minority rows (one pass)."""
     nv = nw = nz = 0
     caps, total, positive, minority = data.caps, data.total, data.positive, data.minority
     for w in range(u.shape[0]):
