@@ -11,9 +11,10 @@ import csv
 import json
 import sys
 
-from solver import export, registry
+from solver import export, metrics, registry
 from solver.api import Limits, ProblemError, Result, solve
 from solver.data import DataError, Roles, make_problem, read_file
+from solver.data.evaluation import problem_like, split_table
 from solver.registry import ParameterError
 
 EXIT_USAGE = 2
@@ -40,6 +41,9 @@ def build_parser():
     fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
     fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="algorithm parameter")
     fit.add_argument("--binarize", default="exact", help="exact | quantile:K | none (default exact)")
+    fit.add_argument("--holdout", type=float, help="fraction of rows held out for testing (stratified)")
+    fit.add_argument("--test", help="CSV of test rows with the same columns")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the holdout split (default 0)")
     fit.add_argument("--time-limit", type=float, help="seconds")
     fit.add_argument("--node-limit", type=int)
     fit.add_argument("--memory-limit", type=float, help="megabytes")
@@ -88,7 +92,11 @@ def fit(args):
     params = parse_params(args.param)
     config = algorithm.clean(params)
     table = read_file(args.data)
-    problem = make_problem(table, roles_from_args(args, table, algorithm, config), args.binarize)
+    roles = roles_from_args(args, table, algorithm, config)
+    train, test, description = split_table(table, roles, holdout=args.holdout, seed=args.seed)
+    if args.test:
+        test, description = read_file(args.test), f"test file {args.test}"
+    problem = make_problem(train, roles, args.binarize)
     limits = Limits(
         time_limit=args.time_limit,
         node_limit=args.node_limit,
@@ -96,7 +104,10 @@ def fit(args):
     )
     on_progress = None if args.quiet else _print_progress
     result = solve(problem, args.algorithm, config, limits, on_progress)
-    result.test_vectors = export.test_vectors(result.model, table)
+    result.test_vectors = export.test_vectors(result.model, train)
+    if test is not None:
+        result.holdout = {"description": description,
+                          "metrics": metrics.evaluate(result.model, problem_like(problem, test, roles))}
     if not args.quiet:
         sys.stderr.write("\n")
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
