@@ -5,16 +5,19 @@ import time
 import traceback as tb
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import F
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from corelsweb.datasets.services import load_problem
+from corelsweb.datasets.models import Dataset
+from corelsweb.datasets.services import load_table
 from corelsweb.runs.models import Run
-from solver import registry
+from solver import export, metrics, registry
 from solver.api import Limits, ProblemError, solve
-from solver.data import DataError
+from solver.data import DataError, Roles, make_problem
+from solver.data.evaluation import problem_like, split_table
 from solver.registry import ParameterError
 
 log = logging.getLogger(__name__)
@@ -29,26 +32,41 @@ def get_run_for_user(request, pk):
     return get_object_or_404(Run.objects.select_related("dataset"), pk=pk, owner=request.user)
 
 
-def create_run(owner, dataset, algorithm, params, limits):
-    """Store a queued run and enqueue it once the transaction commits."""
+def new_run(owner, dataset, algorithm, params, limits, evaluation=None, note="", path=None):
+    """Return an unsaved queued run with a snapshot of the dataset's roles and binarization."""
+    return Run(owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits,
+               roles=dict(dataset.roles), binarization=dataset.binarization, evaluation=evaluation or {},
+               note=note, path=path)
+
+
+def enqueue(runs):
+    """Send the runs' tasks once the transaction commits (a group when there are several)."""
+    from celery import group
+
     from corelsweb.runs.tasks import execute_run_task
 
-    run = Run.objects.create(
-        owner=owner,
-        dataset=dataset,
-        algorithm=algorithm,
-        params=params,
-        limits=limits,
-        roles=dict(dataset.roles),
-        binarization=dataset.binarization,
-    )
-    execute_run_task.delay_on_commit(run.pk)
+    pks = [r.pk for r in runs]
+    if len(pks) == 1:
+        execute_run_task.delay_on_commit(pks[0])
+    elif pks:
+        transaction.on_commit(lambda: group(execute_run_task.s(pk) for pk in pks).apply_async())
+
+
+def create_run(owner, dataset, algorithm, params, limits, evaluation=None, note=""):
+    """Store a queued run and enqueue it once the transaction commits."""
+    run = new_run(owner, dataset, algorithm, params, limits, evaluation, note)
+    run.save()
+    enqueue([run])
     return run
 
 
 def retry_run(run):
-    """Queue a fresh run with the same dataset, algorithm, parameters and limits."""
-    return create_run(run.owner, run.dataset, run.algorithm, run.params, run.limits)
+    """Queue a fresh run with the same settings and evaluation (and path cell), under the dataset's current roles."""
+    copy = new_run(run.owner, run.dataset, run.algorithm, run.params, run.limits, run.evaluation, run.note,
+                   run.path)
+    copy.save()
+    enqueue([copy])
+    return copy
 
 
 def cancel_run(run):
@@ -102,25 +120,54 @@ class ProgressWriter:
             self.trace = {k: v[::2] + ([v[-1]] if len(v) % 2 == 0 else []) for k, v in self.trace.items()}
 
 
+def evaluation_split(run, table, roles):
+    """Return ``(train, test, description)`` for the run's evaluation setting."""
+    ev = run.evaluation or {}
+    if ev.get("test_dataset"):
+        other = Dataset.objects.filter(pk=ev["test_dataset"], owner=run.owner).first()
+        if other is None:
+            raise DataError("The test dataset chosen for this run no longer exists.")
+        return table, load_table(other), f"test file {other.name}"
+    return split_table(table, roles, holdout=ev.get("holdout"), kfold=ev.get("kfold"), fold=ev.get("fold"),
+                       seed=ev.get("seed", 0))
+
+
+def holdout_report(model, problem, test, roles, description):
+    """Score ``model`` on the test rows; a problem with the test data is reported, not fatal."""
+    try:
+        return {"description": description, "n_samples": test.n_rows,
+                "metrics": metrics.evaluate(model, problem_like(problem, test, roles))}
+    except (DataError, KeyError) as e:
+        return {"description": description, "error": str(e).strip("'\"")}
+
+
 def execute_run(pk):
     """Solve a claimed run and store its result or its failure on the row."""
     run = Run.objects.select_related("dataset").get(pk=pk)
     try:
-        problem = load_problem(run.dataset, run.roles, run.binarization)
+        table = load_table(run.dataset)
+        roles = Roles.from_dict(run.roles)
+        train, test, description = evaluation_split(run, table, roles)
+        problem = make_problem(train, roles, run.binarization)
         limits = Limits.from_dict(run.limits)
         result = solve(problem, run.algorithm, run.params, limits, ProgressWriter(run.pk))
+        result.test_vectors = export.test_vectors(result.model, train)
+        if test is not None:
+            result.holdout = holdout_report(result.model, problem, test, roles, description)
     except (DataError, ParameterError, ProblemError) as e:
         finish_failed(run.pk, str(e), "")
-        return
     except MemoryError:
         finish_failed(run.pk, "The solver ran out of memory; try a larger λ, a smaller depth or coarser thresholds.",
                       tb.format_exc())
-        return
     except Exception as e:
         log.exception("run %s failed", pk)
         finish_failed(run.pk, f"The solver stopped with an internal error ({type(e).__name__}).", tb.format_exc())
-        return
-    finish_with_result(run.pk, result)
+    else:
+        finish_with_result(run.pk, result)
+    if run.path_id:
+        from corelsweb.runs import paths
+
+        paths.cell_finished(run.path_id)
 
 
 def finish_with_result(pk, result):

@@ -90,6 +90,8 @@ def _stratify_by(table, roles):
     column = roles.label or roles.event
     if not column:
         return None
+    if column not in table:
+        raise DataError(f"The data has no column named {column!r}.")
     return np.array([predicates.as_text(v) for v in table[column]], dtype=object)
 
 
