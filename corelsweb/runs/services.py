@@ -18,7 +18,9 @@ from solver import export, metrics, registry
 from solver.api import Limits, ProblemError, solve
 from solver.data import DataError, Roles, make_problem
 from solver.data.evaluation import problem_like, split_table
+from solver.estimate import estimate, features_from_profile
 from solver.registry import ParameterError
+from solver.regularization import root_loss
 
 log = logging.getLogger(__name__)
 
@@ -196,3 +198,17 @@ def missing_roles(dataset, algorithm, config):
     """Return the plain-words roles ``algorithm`` needs that ``dataset`` has not been given."""
     have = {k for k, v in dataset.roles.items() if v}
     return [registry.ROLE_WORDS.get(r, r) for r in algorithm.required_roles(config) if r not in have]
+
+
+def estimate_for(dataset, algorithm, params):
+    """Return the rough pre-run estimate of ``algorithm`` with ``params`` on ``dataset`` (from its profile)."""
+    roles = dataset.roles
+    excluded = {v for k, v in roles.items() if k not in ("ignore", "positive_class", "features") and v}
+    excluded |= set(roles.get("ignore") or [])
+    n_features = features_from_profile(dataset.columns, excluded, dataset.binarization)
+    counts = list((dataset.label_counts() or {}).values())
+    loss0 = root_loss(counts, params.get("objective", "accuracy")) if counts else 1.0
+    out = estimate(n_features, dataset.n_rows, loss0, params.get("regularization") or 0.0, params.get("max_depth"),
+                   rule_list=registry.get(algorithm).model_type == "rule_list")
+    out["n_features"] = n_features
+    return out

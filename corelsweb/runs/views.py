@@ -49,7 +49,10 @@ def new_run(request, dataset_pk, algorithm):
                                       form.evaluation_setting(), form.note)
             return redirect(run)
     counts = list((dataset.label_counts() or {}).values())
-    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "loss0": root_loss(counts) if counts else 1.0}
+    shown = form.cleaned_data["params"] if form.is_bound and form.is_valid() else spec.clean(
+        {k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
+    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "loss0": root_loss(counts) if counts else 1.0,
+           "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None}
     return render(request, "runs/new.html", ctx, status=400 if form.errors else 200)
 
 

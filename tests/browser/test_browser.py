@@ -52,6 +52,12 @@ def test_sign_up_upload_run_and_see_the_tree(browser, live_server, celery_worker
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "browser-run.png"), full_page=True)
 
+    page.hover("#model-figure")
+    with page.expect_download() as download:
+        page.click("#model-figure [data-title='Download as SVG']")
+    assert download.value.suggested_filename.endswith(".svg")
+    assert "<svg" in download.value.path().read_text()[:500]
+
     page.click("#share-button")
     url = page.input_value("input.share-url")
     anonymous = browser.new_page()
