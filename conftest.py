@@ -60,3 +60,12 @@ def charlie_client(client, charlie):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(settings):
+    # Rate-limit counters must not leak between tests (nor touch the broker's Redis database).
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    from django.core.cache import cache
+
+    cache.clear()

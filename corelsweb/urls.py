@@ -1,15 +1,20 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.auth import views as auth_views
+from django.urls import path
 
 from corelsweb.accounts import views as account_views
 from corelsweb.datasets import views as dataset_views
+from corelsweb.ops import views as ops_views
 from corelsweb.runs import views as run_views
 from corelsweb.shares import views as share_views
 
 urlpatterns = [
     path("", run_views.home, name="home"),
     path("accounts/signup/", account_views.signup, name="signup"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/login/", account_views.RateLimitedLoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("datasets/upload/", dataset_views.upload, name="dataset-upload"),
     path("datasets/sample/", dataset_views.add_sample, name="dataset-sample"),
     path("datasets/<int:pk>/", dataset_views.detail, name="dataset-detail"),
@@ -32,5 +37,9 @@ urlpatterns = [
     path("runs/<int:run_pk>/share/", share_views.create, name="share-create"),
     path("shares/<int:pk>/revoke/", share_views.revoke, name="share-revoke"),
     path("s/<str:token>/", share_views.view, name="share-view"),
+    path("ops/queue/", ops_views.queue, name="ops-queue"),
+    path("ops/queue/fragment.json", ops_views.queue_fragment, name="ops-queue-fragment"),
+    path("ops/runs/<int:pk>/cancel/", ops_views.cancel, name="ops-cancel"),
+    path("ops/runs/<int:pk>/requeue/", ops_views.requeue, name="ops-requeue"),
     path("admin/", admin.site.urls),
 ]

@@ -3,11 +3,13 @@
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from corelsweb.datasets.models import Dataset
 from corelsweb.datasets.samples import SAMPLES
+from corelsweb.security import hit
 from solver.data import DataError, ReadLimits, Roles, make_problem, profile, read_table
 from solver.predicates import as_text
 
@@ -141,3 +143,15 @@ def delete_dataset(dataset):
     with transaction.atomic():
         dataset.delete()
         transaction.on_commit(lambda: storage.delete(path))
+
+
+def check_upload_allowed(user, size):
+    """Raise ``DataError`` when the user uploads too often or would pass their storage quota."""
+    if hit(f"upload:{user.pk}", settings.CORELSWEB_UPLOADS_PER_HOUR, 3600):
+        raise DataError(f"You have uploaded {settings.CORELSWEB_UPLOADS_PER_HOUR} files in the last hour; "
+                        "wait a while before uploading more.")
+    used = user.datasets.aggregate(total=Sum("size_bytes"))["total"] or 0
+    quota = settings.CORELSWEB_MAX_STORAGE_BYTES
+    if used + (size or 0) > quota:
+        raise DataError(f"Your datasets use {used / 2**20:.1f} MB of your {quota / 2**20:.0f} MB; delete some "
+                        "before uploading more.")

@@ -16,6 +16,7 @@ def upload(request):
     if request.method == "POST" and form.is_valid():
         uploaded = form.cleaned_data["file"]
         try:
+            services.check_upload_allowed(request.user, uploaded.size)
             data = services.read_upload(uploaded)
             dataset = services.create_dataset(request.user, form.cleaned_data["name"], data, uploaded.name)
         except DataError as e:

@@ -32,7 +32,7 @@ class Run(models.Model):
     evaluation = models.JSONField(default=dict, blank=True)
     path = models.ForeignKey("runs.RegularizationPath", models.CASCADE, null=True, blank=True, related_name="runs")
     note = models.TextField(blank=True)
-    queue = models.CharField(max_length=20, default="runs")
+    queue = models.CharField(max_length=20, default="short")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
     cancel_requested = models.BooleanField(default=False)
     progress = models.JSONField(default=dict, blank=True)

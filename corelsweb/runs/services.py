@@ -1,9 +1,13 @@
 """The life of a run: create, enqueue, claim, execute, cancel, retry."""
 
 import logging
+import os
+import socket
+import threading
 import time
 import traceback as tb
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -35,23 +39,46 @@ def get_run_for_user(request, pk):
 
 
 def new_run(owner, dataset, algorithm, params, limits, evaluation=None, note="", path=None):
-    """Return an unsaved queued run with a snapshot of the dataset's roles and binarization."""
-    return Run(owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits,
-               roles=dict(dataset.roles), binarization=dataset.binarization, evaluation=evaluation or {},
-               note=note, path=path)
+    """Return an unsaved queued run with a snapshot of the dataset's roles and binarization, routed to a queue."""
+    run = Run(owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits,
+              roles=dict(dataset.roles), binarization=dataset.binarization, evaluation=evaluation or {},
+              note=note, path=path)
+    run.queue = queue_for(run)
+    return run
+
+
+def queue_for(run):
+    """Return the queue of a run: ``long`` for hard searches or long time limits, else ``short``."""
+    if (run.limits or {}).get("time_limit", 0) > settings.CORELSWEB_LONG_RUN_SECONDS:
+        return "long"
+    try:
+        level = estimate_for(run.dataset, run.algorithm, run.params)["level"]
+    except (KeyError, TypeError, ValueError, ParameterError):
+        return "short"
+    return "long" if registry.get(run.algorithm).proves_optimality and level in ("hard", "very hard") else "short"
+
+
+def task_options(run):
+    """Return apply_async options: the run's queue, and Celery time limits as a backstop.
+
+    The solver enforces the run's own time limit between steps; Celery's soft
+    and hard limits only catch a run that stopped returning to Python.
+    """
+    budget = float((run.limits or {}).get("time_limit") or settings.CORELSWEB_MAX_TIME_LIMIT)
+    return {"queue": run.queue, "soft_time_limit": budget + 300, "time_limit": budget + 420}
 
 
 def enqueue(runs):
-    """Send the runs' tasks once the transaction commits (a group when there are several)."""
+    """Send the runs' tasks once the transaction commits (a Celery group when there are several)."""
     from celery import group
 
     from corelsweb.runs.tasks import execute_run_task
 
-    pks = [r.pk for r in runs]
-    if len(pks) == 1:
-        execute_run_task.delay_on_commit(pks[0])
-    elif pks:
-        transaction.on_commit(lambda: group(execute_run_task.s(pk) for pk in pks).apply_async())
+    signatures = [execute_run_task.signature((r.pk,), options=task_options(r)) for r in runs]
+    if len(signatures) == 1:
+        transaction.on_commit(signatures[0].apply_async)
+    elif signatures:
+        transaction.on_commit(group(signatures).apply_async)
 
 
 def create_run(owner, dataset, algorithm, params, limits, evaluation=None, note=""):
@@ -81,14 +108,77 @@ def cancel_run(run):
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True, version=F("version") + 1)
 
 
+def worker_id():
+    """Return this process's identity as recorded on the runs it claims: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def worker_is_gone(worker, heartbeat, now=None):
+    """Return True when the process that claimed a run can no longer be running it.
+
+    On this host we ask the kernel whether its pid lives; elsewhere we go by
+    the heartbeat, which a running run refreshes every few seconds.
+    """
+    host, _, pid = (worker or "").rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+    now = now or timezone.now()
+    return heartbeat is None or (now - heartbeat).total_seconds() > settings.CORELSWEB_STALE_SECONDS
+
+
 def claim_run(pk, worker):
-    """Mark a queued run as running for ``worker``; return False if someone else has it."""
+    """Mark run ``pk`` as running for ``worker``; return False if someone else has it.
+
+    A queued run is claimed at once. A running run is taken over only when
+    the process that claimed it is gone (a redelivery after that worker died),
+    and only by one claimant: the UPDATE is conditional on the row unchanged.
+    """
     now = timezone.now()
-    claimed = Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(
-        status=Run.Status.RUNNING, worker=worker, started=now, heartbeat=now, attempts=F("attempts") + 1,
-        version=F("version") + 1,
-    )
-    return claimed == 1
+    fields = dict(status=Run.Status.RUNNING, worker=worker, started=now, heartbeat=now,
+                  attempts=F("attempts") + 1, version=F("version") + 1, cancel_requested=False)
+    if Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(**fields):
+        return True
+    held = Run.objects.filter(pk=pk, status=Run.Status.RUNNING).values("worker", "heartbeat", "attempts").first()
+    if held is None or held["worker"] == worker or not worker_is_gone(held["worker"], held["heartbeat"], now):
+        return False
+    if held["attempts"] >= settings.CORELSWEB_MAX_ATTEMPTS:
+        finish_failed(pk, f"The run was started {held['attempts']} times and its worker stopped each time "
+                          "(killed, or out of memory); it is not retried again.", "")
+        return False
+    return Run.objects.filter(pk=pk, status=Run.Status.RUNNING, worker=held["worker"],
+                              heartbeat=held["heartbeat"]).update(**fields) == 1
+
+
+class Heartbeat:
+    """Refresh a running run's heartbeat from a thread, also while kernels compile."""
+
+    def __init__(self, run_pk, seconds=5.0):
+        self.run_pk, self.seconds = run_pk, seconds
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_pk}", daemon=True)
+
+    def _beat(self):
+        from django.db import connection
+
+        try:
+            while not self.stop.wait(self.seconds):
+                Run.objects.filter(pk=self.run_pk, status=Run.Status.RUNNING).update(heartbeat=timezone.now())
+        finally:
+            connection.close()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=self.seconds + 5)
 
 
 class ProgressWriter:
@@ -158,6 +248,8 @@ def execute_run(pk):
             result.holdout = holdout_report(result.model, problem, test, roles, description)
     except (DataError, ParameterError, ProblemError) as e:
         finish_failed(run.pk, str(e), "")
+    except SoftTimeLimitExceeded:
+        raise
     except MemoryError:
         finish_failed(run.pk, "The solver ran out of memory; try a larger λ, a smaller depth or coarser thresholds.",
                       tb.format_exc())
@@ -212,3 +304,13 @@ def estimate_for(dataset, algorithm, params):
                    rule_list=registry.get(algorithm).model_type == "rule_list")
     out["n_features"] = n_features
     return out
+
+
+def quota_problem(owner, new_runs=1):
+    """Return a plain sentence when ``owner`` would pass the limit on queued and running runs, else None."""
+    active = Run.objects.filter(owner=owner, status__in=Run.ACTIVE).count()
+    limit = settings.CORELSWEB_MAX_ACTIVE_RUNS
+    if active + new_runs > limit:
+        return (f"You have {active} runs queued or running and may have at most {limit}; wait for some to finish "
+                "or cancel them.")
+    return None

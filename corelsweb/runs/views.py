@@ -44,6 +44,8 @@ def new_run(request, dataset_pk, algorithm):
         missing = services.missing_roles(dataset, spec, form.cleaned_data["params"])
         if missing:
             form.add_error(None, f"{spec.title} needs {' and '.join(missing)}; set it on the dataset page first.")
+        elif services.quota_problem(request.user):
+            form.add_error(None, services.quota_problem(request.user))
         else:
             run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits(),
                                       form.evaluation_setting(), form.note)
@@ -107,6 +109,9 @@ def cancel(request, pk):
 @require_POST
 def retry(request, pk):
     run = services.get_run_for_user(request, pk)
+    if services.quota_problem(request.user):
+        messages.error(request, services.quota_problem(request.user))
+        return redirect(run)
     new = services.retry_run(run)
     messages.success(request, "Queued the same run again.")
     return redirect(new)
@@ -161,8 +166,11 @@ def new_path(request, dataset_pk, algorithm):
     if request.method == "POST" and form.is_valid():
         params = {k: v for k, v in form.cleaned_data["params"].items() if k != "regularization"}
         missing = services.missing_roles(dataset, spec, form.cleaned_data["params"])
+        cells = len(form.cleaned_data["lambdas"]) * form.cleaned_data["folds"] + 1
         if missing:
             form.add_error(None, f"{spec.title} needs {' and '.join(missing)}; set it on the dataset page first.")
+        elif services.quota_problem(request.user, cells):
+            form.add_error(None, services.quota_problem(request.user, cells))
         else:
             path = paths.create_path(request.user, dataset, spec.name, params, form.limits(),
                                      form.cleaned_data["lambdas"], form.cleaned_data["folds"], form.cleaned_data["seed"])

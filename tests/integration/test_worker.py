@@ -26,7 +26,7 @@ def test_a_cart_run_goes_through_the_queue_and_stores_its_result(client, celery_
     assert r.url == run.get_absolute_url()
     run = wait_for_run(run.pk)
     assert run.status == Run.Status.HEURISTIC, run.error
-    assert run.worker.startswith("it@") and run.attempts == 1
+    assert run.worker and run.attempts == 1
     result = run.result
     assert result["problem"]["n_samples"] == 6907
     assert 0.6 < result["metrics"]["accuracy"] < 0.8
@@ -90,7 +90,7 @@ def test_a_cv_path_is_shared_by_two_worker_processes_and_every_cell_is_accounted
         assert path.status == RegularizationPath.Status.COMPLETE
         cells = paths.cells(path)
         assert len(cells) == 20 and all(r.status == Run.Status.HEURISTIC for r in cells.values())
-        assert {r.worker.split("@")[0] for r in cells.values()} == {"cv1", "cv2"}
+        assert len({r.worker for r in cells.values()}) == 2  # both worker processes took cells
         assert all(r.attempts == 1 for r in cells.values())
         assert sum(r.result["holdout"]["n_samples"] for r in cells.values()) == 5 * 958
         assert path.refit_run.status == Run.Status.HEURISTIC

@@ -28,7 +28,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='run',
             name='queue',
-            field=models.CharField(default='runs', max_length=20),
+            field=models.CharField(default='short', max_length=20),
         ),
         migrations.CreateModel(
             name='RegularizationPath',
