@@ -13,6 +13,7 @@ import numba
 import numpy as np
 
 from solver import bitset
+from solver.api import ProblemError
 from solver.osst import cache, dfs
 from solver.osst.model import build_tree
 from solver.osst.objective import prepare
@@ -49,7 +50,10 @@ class OSSTSearch:
     def __init__(self, problem, config, memo_capacity=4096):
         self.problem = problem
         self.config = config
-        self.data, self.params, self.loss = prepare(problem, config)
+        try:
+            self.data, self.params, self.loss = prepare(problem, config)
+        except ValueError as e:  # times the loss cannot use (spec D5)
+            raise ProblemError(f"OSST cannot use these survival times: {e}.") from None
         n, m = problem.n_samples, problem.n_features
         depth = m if config["max_depth"] is None else min(int(config["max_depth"]), m)
         self.memo = cache.make_memo(bitset.n_words(n), max(memo_capacity, 4 * m))
@@ -92,6 +96,8 @@ class OSSTSearch:
         lower = float(self.memo.lb[self.root])
         if self.guessing:  # guessed bounds prove nothing (Thm 2.7): report only what is proved
             lower = self._valid_floor
+        elif lower >= self.memo.ub[self.root]:
+            lower = self.upper_bound  # solved: the same optimum, summed in the incumbent's order
         self.lower_bound = min(lower, self.upper_bound)
 
     def _proved_root_floor(self):
