@@ -123,12 +123,18 @@ COLUMNS = [
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the fast cases")
+    parser.add_argument("--case", action="append", metavar="DATA:DEPTH:LAMBDA:MIN_LEAF",
+                        help="run only these cases, e.g. whas500:5:0.001:7")
     parser.add_argument("--time-limit", type=float, default=600.0)
     args = parser.parse_args(argv)
+    cases = QUICK if args.quick else CASES
+    if args.case:
+        cases = [(d, int(k), float(lam), int(m)) for d, k, lam, m in (c.split(":") for c in args.case)]
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    rows = [run_case(*case, args.time_limit) for case in (QUICK if args.quick else CASES)]
+    rows = [run_case(*case, args.time_limit) for case in cases]
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    write_results("osst", {"load_before": load_before, "load_after": load_after, "rows": rows})
+    if not args.case:
+        write_results("osst", {"load_before": load_before, "load_after": load_after, "rows": rows})
     print(markdown_table(rows, COLUMNS))
     print(f"\nuptime before: {load_before}\nuptime after: {load_after}")
     for row in rows:

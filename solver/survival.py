@@ -399,3 +399,25 @@ def per_sample_losses(data, estimates):
     terms = np.where(control, (1 - S) ** 2 * data.inv_g[None, :-1], 0.0)
     terms += np.where(case, S ** 2 * data.inv_g[data.kappa][:, None], 0.0)
     return (terms * width[None, :]).sum(axis=1) * data.scale
+
+
+class StepCurve:
+    """A right-continuous step survival curve, callable at any times (1 before ``x[0]``, flat after ``x[-1]``).
+
+    Attributes
+    ----------
+    x : array of float64, shape (k,)
+        Jump times.
+    y : array of float64, shape (k,)
+        Survival from each jump time on.
+    """
+
+    def __init__(self, x, y):
+        self.x = np.asarray(x, dtype=np.float64)
+        self.y = np.asarray(y, dtype=np.float64)
+
+    def __call__(self, t):
+        return step_values(self.x, self.y, np.atleast_1d(t))
+
+    def __repr__(self):
+        return f"StepCurve(x={self.x!r}, y={self.y!r})"
