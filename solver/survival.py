@@ -275,18 +275,13 @@ def prepare_loss(event, time, ties="osst", normalizer="range"):
 
 
 @numba.njit(cache=True)
-def _close_group(a, b, deaths, count, state, inv_g, prefix, grid):
-    # One KM step at grid time T_a, then the loss over [T_a, T_b); state = (S, A, risk, total).
-    S = state[0] * (1.0 - deaths / state[2])
-    A = state[1] + deaths * inv_g[a]
-    controls = state[2] - count
-    state[3] += (1.0 - S) ** 2 * controls * (prefix[b] - prefix[a]) + S * S * A * (grid[b] - grid[a])
-    state[0], state[1], state[2] = S, A, controls
-
-
-@numba.njit(cache=True)
 def sorted_loss(members, n, kappa, event, inv_g, prefix, grid):
     """Return the unscaled IBS of one leaf, in O(n) (spec §3.4).
+
+    Between consecutive distinct times of the leaf, its KM value ``S``, its
+    controls (members observed later) and ``A`` (the IPCW mass of its deaths
+    so far) are constant, and the 1/Ĝ part of the control term sums through
+    ``prefix``.
 
     Parameters
     ----------
@@ -300,7 +295,10 @@ def sorted_loss(members, n, kappa, event, inv_g, prefix, grid):
     float
         The leaf loss times ``N · Z`` (multiply by ``LossData.scale``).
     """
-    state = np.array([1.0, 0.0, float(n), 0.0])
+    total = 0.0
+    S = 1.0
+    A = 0.0
+    risk = n
     last = grid.shape[0] - 1
     r = 0
     while r < n:
@@ -312,8 +310,11 @@ def sorted_loss(members, n, kappa, event, inv_g, prefix, grid):
             deaths += event[members[r]]
             r += 1
         b = kappa[members[r]] if r < n else last
-        _close_group(a, b, deaths, count, state, inv_g, prefix, grid)
-    return state[3]
+        S *= 1.0 - deaths / risk  # the KM step at T_a (Eq. 3)
+        A += deaths * inv_g[a]
+        risk -= count  # now the controls: members observed after T_a
+        total += (1.0 - S) ** 2 * risk * (prefix[b] - prefix[a]) + S * S * A * (grid[b] - grid[a])
+    return total
 
 
 def leaf_loss(data, rows):

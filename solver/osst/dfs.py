@@ -75,12 +75,8 @@ def make_stack(levels, n_features):
 
 
 @numba.njit(cache=True)
-def node_for(data, params, memo, bits, size, depth):
-    """Return the memo id of (bits, depth), creating and bounding it on first sight."""
-    slot = cache.find_slot(memo, bits, depth)
-    node = memo.slots[slot]
-    if node != cache.EMPTY:
-        return node
+def create(data, params, memo, slot, bits, size, depth):
+    """Store the new subproblem (bits, depth) in the empty ``slot`` with its initial bounds; return its id."""
     node = cache.insert_at(memo, slot, bits, depth, size)
     leaf, lb = evaluate(data, params, bits, size, depth)
     memo.leaf[node] = leaf
@@ -90,6 +86,14 @@ def node_for(data, params, memo, bits, size, depth):
 
 
 @numba.njit(cache=True)
+def node_for(data, params, memo, bits, size, depth):
+    """Return the memo id of (bits, depth), creating and bounding it on first sight."""
+    slot = cache.find_slot(memo, bits, depth)
+    node = memo.slots[slot]
+    return node if node != cache.EMPTY else create(data, params, memo, slot, bits, size, depth)
+
+
+@numba.njit(cache=True, inline="always")
 def push(stack, node, budget):
     f = stack.top[0]
     stack.node[f] = node
@@ -98,7 +102,7 @@ def push(stack, node, budget):
     stack.top[0] = f + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def needs_solving(memo, node, budget):
     return memo.lb[node] < memo.ub[node] and memo.lb[node] < budget
 
@@ -134,8 +138,15 @@ def expand(data, params, memo, stack, f):
         if n_left < params.min_leaf or n_right < params.min_leaf or n_left == 0 or n_right == 0:
             continue  # a leaf must hold at least min_leaf samples (spec §1.7)
         bitset.andnot_into(left_bits, bits, data.cols[j])
-        left = node_for(data, params, memo, left_bits, n_left, depth)
-        right = node_for(data, params, memo, right_bits, n_right, depth)
+        # Look up before creating: a call that takes the data costs reference counts on all its arrays.
+        slot = cache.find_slot(memo, left_bits, depth)
+        left = memo.slots[slot]
+        if left == cache.EMPTY:
+            left = create(data, params, memo, slot, left_bits, n_left, depth)
+        slot = cache.find_slot(memo, right_bits, depth)
+        right = memo.slots[slot]
+        if right == cache.EMPTY:
+            right = create(data, params, memo, slot, right_bits, n_right, depth)
         stack.cand_feature[f, k], stack.cand_left[f, k], stack.cand_right[f, k] = j, left, right
         stack.cand_key[f, k, 0] = memo.lb[left] + memo.lb[right]
         stack.cand_key[f, k, 1] = memo.ub[left] + memo.ub[right]
@@ -145,14 +156,14 @@ def expand(data, params, memo, stack, f):
     return memo.count[0] - before
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _next_candidate(stack, f, bound):
     stack.feat_min[f] = min(stack.feat_min[f], bound)
     stack.pos[f] += 1
     stack.phase[f] = CHOOSE
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def advance(params, memo, stack, f):
     """Move frame ``f`` one phase forward on its current candidate (may push a child frame)."""
     node, c = stack.node[f], stack.pos[f]
@@ -186,7 +197,7 @@ def advance(params, memo, stack, f):
         _next_candidate(stack, f, total)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def finish(params, memo, stack, f):
     """Close frame ``f``: its subproblem is solved, or proved to cost at least its budget."""
     node = stack.node[f]
