@@ -262,3 +262,48 @@ def tighten(memo, stack):
                 memo.ub[node] = memo.ub[left] + memo.ub[right]
                 memo.split[node] = stack.cand_feature[f, c]
         memo.lb[node] = max(memo.lb[node], min(low, memo.ub[node]))
+
+
+@numba.njit(cache=True)
+def greedy(data, params, memo, node, scratch):
+    """Complete the greedy tree below ``node`` (best split by its children's leaf objectives, recursively).
+
+    Sets the upper bound and split of every subproblem on the way when the
+    greedy subtree beats it, so the search starts with a good incumbent and
+    tight budgets. Stops early (still valid) when the memo is nearly full.
+
+    Parameters
+    ----------
+    scratch : array of uint64, shape (levels, 2, W)
+        Child bitsets, one pair per level.
+
+    Returns
+    -------
+    float
+        The upper bound of ``node`` afterwards.
+    """
+    depth = memo.depth[node]
+    if memo.lb[node] >= memo.ub[node] or depth == 0:
+        return memo.ub[node]
+    if memo.count[0] > memo.keys.shape[0] - 2 * data.cols.shape[0]:
+        return memo.ub[node]
+    left_bits, right_bits = scratch[depth, 0], scratch[depth, 1]
+    size = memo.size[node]
+    best, best_j, best_left, best_right = np.inf, -1, -1, -1
+    for j in range(data.cols.shape[0]):
+        n_right = bitset.and_into(right_bits, memo.keys[node], data.cols[j])
+        n_left = size - n_right
+        if n_left < params.min_leaf or n_right < params.min_leaf or n_left == 0 or n_right == 0:
+            continue
+        bitset.andnot_into(left_bits, memo.keys[node], data.cols[j])
+        left = node_for(data, params, memo, left_bits, n_left, depth - 1)
+        right = node_for(data, params, memo, right_bits, n_right, depth - 1)
+        if memo.ub[left] + memo.ub[right] < best:
+            best, best_j, best_left, best_right = memo.ub[left] + memo.ub[right], j, left, right
+    if best_j < 0:
+        return memo.ub[node]
+    total = greedy(data, params, memo, best_left, scratch) + greedy(data, params, memo, best_right, scratch)
+    if total < memo.ub[node]:
+        memo.ub[node] = total
+        memo.split[node] = best_j
+    return memo.ub[node]

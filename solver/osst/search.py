@@ -19,6 +19,9 @@ from solver.osst.model import build_tree
 from solver.osst.objective import prepare
 
 
+GREEDY_KEY_BYTES = 1 << 25
+
+
 def make_search(problem, config):
     return OSSTSearch(problem, config)
 
@@ -47,7 +50,7 @@ class OSSTSearch:
 
     initial_budget = 64
 
-    def __init__(self, problem, config, memo_capacity=4096):
+    def __init__(self, problem, config, memo_capacity=None):
         self.problem = problem
         self.config = config
         try:
@@ -56,9 +59,14 @@ class OSSTSearch:
             raise ProblemError(f"OSST cannot use these survival times: {e}.") from None
         n, m = problem.n_samples, problem.n_features
         depth = m if config["max_depth"] is None else min(int(config["max_depth"]), m)
-        self.memo = cache.make_memo(bitset.n_words(n), max(memo_capacity, 4 * m))
+        words = bitset.n_words(n)
+        if memo_capacity is None:  # room for the greedy start's children (2M per inner node), ≤ 32 MB of keys
+            memo_capacity = max(4096, min(4 * m << min(depth, 8), GREEDY_KEY_BYTES // (8 * words)))
+        self.memo = cache.make_memo(words, max(memo_capacity, 4 * m))
         self.stack = dfs.make_stack(depth + 1, m)
         self.root = dfs.node_for(self.data, self.params, self.memo, bitset.full(n), n, depth)
+        # A good incumbent from the start: anytime results and budgets (spec §3.7).
+        dfs.greedy(self.data, self.params, self.memo, self.root, np.zeros((depth + 1, 2, words), dtype=np.uint64))
         if dfs.needs_solving(self.memo, self.root, np.inf):
             dfs.push(self.stack, self.root, np.inf)
         self.expansions = 0
