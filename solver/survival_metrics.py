@@ -39,13 +39,8 @@ def _rows(estimates, groups, n):
     return estimates, groups
 
 
-def integrated_brier_score(estimates, event, time, *, groups=None, train_event=None, train_time=None,
-                           ties="osst", normalizer="range"):
-    """Return the IPCW integrated Brier score of curve predictions (Eqs. 1-2).
-
-    The grid is the unique evaluation times; the integral is the exact left
-    Riemann sum of BS over it (spec §1.6), divided by ``Z`` of that grid.
-    Ĝ comes from the training sample (the evaluation sample when omitted).
+def brier_scores(estimates, event, time, *, groups=None, train_event=None, train_time=None, ties="osst"):
+    """Return the IPCW Brier score BS(T_k) (Eq. 2) at every unique evaluation time.
 
     Parameters
     ----------
@@ -56,8 +51,14 @@ def integrated_brier_score(estimates, event, time, *, groups=None, train_event=N
     groups : array of int64, shape (n,), optional
         Row of ``estimates`` of each sample (e.g. its leaf); identity if omitted.
     train_event, train_time : arrays, shape (n_train,), optional
-    ties, normalizer : str
-        See the module docstring.
+        The sample that defines Ĝ (the evaluation sample when omitted).
+    ties : str
+        See ``solver.survival``.
+
+    Returns
+    -------
+    grid : array of float64, shape (E,)
+    scores : array of float64, shape (E,)
     """
     event = np.asarray(event, dtype=bool)
     time = np.asarray(time, dtype=np.float64)
@@ -65,8 +66,6 @@ def integrated_brier_score(estimates, event, time, *, groups=None, train_event=N
     estimates, groups = _rows(estimates, groups, len(time))
     if estimates.shape[1] != len(grid):
         raise ValueError(f"estimates have {estimates.shape[1]} columns for {len(grid)} unique times")
-    if len(grid) < 2:
-        return 0.0
     train_event = event if train_event is None else np.asarray(train_event, dtype=bool)
     train_time = time if train_time is None else np.asarray(train_time, dtype=np.float64)
     inv_grid = inverse(censoring_survival(train_event, train_time, grid, ties))
@@ -79,9 +78,24 @@ def integrated_brier_score(estimates, event, time, *, groups=None, train_event=N
     cases = deaths.cumsum(axis=1)
     controls = seen[:, ::-1].cumsum(axis=1)[:, ::-1] - seen  # #{y > T_k}
     S = estimates
-    per_time = (S ** 2 * cases + (1 - S) ** 2 * controls * inv_grid[None, :]).sum(axis=0)
-    total = float((per_time[:-1] * np.diff(grid)).sum())
-    return total / (len(time) * normalizer_value(grid, normalizer))
+    scores = (S ** 2 * cases + (1 - S) ** 2 * controls * inv_grid[None, :]).sum(axis=0) / len(time)
+    return grid, scores
+
+
+def integrated_brier_score(estimates, event, time, *, groups=None, train_event=None, train_time=None,
+                           ties="osst", normalizer="range"):
+    """Return the IPCW integrated Brier score of curve predictions (Eqs. 1-2).
+
+    The grid is the unique evaluation times; the integral is the exact left
+    Riemann sum of BS over it (spec §1.6), divided by ``Z`` of that grid.
+    Ĝ comes from the training sample (the evaluation sample when omitted).
+    Parameters as ``brier_scores``, plus ``normalizer`` (see ``solver.survival``).
+    """
+    grid, scores = brier_scores(estimates, event, time, groups=groups, train_event=train_event,
+                                train_time=train_time, ties=ties)
+    if len(grid) < 2:
+        return 0.0
+    return float((scores[:-1] * np.diff(grid)).sum()) / normalizer_value(grid, normalizer)
 
 
 def ibs_ratio(ibs, root_ibs):
@@ -156,6 +170,21 @@ def concordance_index(estimates, event, time, *, groups=None, ipcw=False, train_
     return None if den == 0 else float(num / den)
 
 
+def leaf_estimates(model, X, grid):
+    """Return each leaf's curve on ``grid`` and the row of every sample of ``X`` in it.
+
+    Returns
+    -------
+    estimates : array of float64, shape (n_leaves, len(grid))
+    groups : array of int64, shape (n,)
+    """
+    leaves = sorted(model.curves)
+    row_of_leaf = np.full(model.n_nodes, -1, dtype=np.int64)
+    row_of_leaf[leaves] = np.arange(len(leaves))
+    curves = [(model.curves[k]["time"], model.curves[k]["survival"]) for k in leaves]
+    return group_estimates(curves, grid), row_of_leaf[model.apply(X)]
+
+
 def tree_metrics(model, X, event, time, *, train_event=None, train_time=None, ties="osst", normalizer="range"):
     """Return IBS, IBS ratio, Harrell's C and Uno's C of a survival ``Tree`` on any data.
 
@@ -185,11 +214,7 @@ def tree_metrics(model, X, event, time, *, train_event=None, train_time=None, ti
     train_event = event if train_event is None else np.asarray(train_event, dtype=bool)
     train_time = time if train_time is None else np.asarray(train_time, dtype=np.float64)
     grid = np.unique(time)
-    leaves = sorted(model.curves)
-    row_of_leaf = np.full(model.n_nodes, -1, dtype=np.int64)
-    row_of_leaf[leaves] = np.arange(len(leaves))
-    groups = row_of_leaf[model.apply(X)]
-    estimates = group_estimates([(model.curves[k]["time"], model.curves[k]["survival"]) for k in leaves], grid)
+    estimates, groups = leaf_estimates(model, X, grid)
     root = kaplan_meier(train_event, train_time)
     root_estimates = group_estimates([(root.time, root.survival)], grid)
     weights = {"train_event": train_event, "train_time": train_time, "ties": ties}

@@ -9,7 +9,7 @@ a builder here, not editing templates.
 """
 
 from corelsweb.figures.classification import confusion_figure
-from corelsweb.figures.survival import composition_figure, km_figure, metrics_figure
+from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
 
@@ -59,6 +59,11 @@ def survival_panels(result):
               panel("leaf-composition", "Events and censored samples per leaf", composition_figure(model))]
     if (result.get("metrics") or {}).get("ibs") is not None:
         panels.append(panel("survival-metrics", "Survival metrics (training)", metrics_figure(result["metrics"])))
+    brier = (result.get("extras") or {}).get("brier_curve")
+    if brier:
+        panels.append(panel("brier", "Brier score over time (training)", brier_figure(brier),
+                            note="The integrated Brier score is the area under the tree's curve divided by the "
+                                 "time normaliser."))
     return panels
 
 

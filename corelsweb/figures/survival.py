@@ -93,10 +93,10 @@ def km_figure(model_dict):
                "anchor": "y", "zeroline": False},
         yaxis={"title": {"text": "survival probability"}, "range": [0, 1.05], "gridcolor": "#eee",
                "domain": [table_share + 0.12, 1.0]},
-        xaxis2={"matches": "x", "showticklabels": False, "anchor": "y2", "showgrid": False},
+        xaxis2={"matches": "x", "showticklabels": False, "anchor": "y2", "showgrid": False, "zeroline": False},
         yaxis2={"domain": [0, table_share], "range": [len(leaves) - 0.5, -0.5], "showgrid": False,
                 "tickvals": list(range(len(leaves))), "ticktext": [f"leaf {leaf}" for leaf in leaves],
-                "zeroline": False},
+                "zeroline": False, "showline": False},
         legend={"orientation": "v", "x": 1.02, "y": 1.0},
         margin={"l": 70, "r": 20, "t": 40, "b": 40},
         hovermode="closest",
@@ -168,4 +168,18 @@ def metrics_figure(metrics, column="training"):
     layout = base_layout(height=90 + 46 * len(rows), margin={"l": 10, "r": 10, "t": 10, "b": 30},
                          annotations=[{"text": convention, "showarrow": False, "xref": "paper", "yref": "paper",
                                        "x": 0, "y": 0, "yanchor": "top", "font": {"size": 11, "color": "#666"}}])
+    return figure(data, layout)
+
+
+def brier_figure(curve):
+    """Return the Brier score over time of the tree against one KM curve for everyone (``extras.brier_curve``)."""
+    data = []
+    for key, name, color, dash in (("root", "one Kaplan-Meier curve for everyone", "#868e96", "dash"),
+                                   ("tree", "the tree", "#4c78a8", "solid")):
+        data.append({"type": "scatter", "x": curve["time"], "y": curve[key], "name": name, "mode": "lines",
+                     "line": {"shape": "hv", "color": color, "dash": dash, "width": 2},
+                     "hovertemplate": "BS(%{x:.4g}) = %{y:.4f}<extra>" + name + "</extra>"})
+    layout = base_layout(height=320, xaxis={"title": {"text": "time"}, "gridcolor": "#eee"},
+                         yaxis={"title": {"text": "Brier score (IPCW)"}, "rangemode": "tozero", "gridcolor": "#eee"},
+                         legend={"orientation": "h", "y": -0.25})
     return figure(data, layout)

@@ -12,14 +12,16 @@ import math
 import numba
 import numpy as np
 
-from solver import bitset
+from solver import bitset, survival
 from solver.api import ProblemError
 from solver.osst import cache, dfs
 from solver.osst.model import build_tree
 from solver.osst.objective import prepare
+from solver.survival_metrics import brier_scores, group_estimates, leaf_estimates
 
 
 GREEDY_KEY_BYTES = 1 << 25
+BRIER_POINTS = 1500
 
 
 def make_search(problem, config):
@@ -74,6 +76,7 @@ class OSSTSearch:
         self.guessing = bool(config["use_reference_bound"])
         self.finished_status = "heuristic" if self.guessing else "optimal"
         self._incumbent = None
+        self._model = None
         self.upper_bound = math.inf
         self._valid_floor = self._proved_root_floor()
         self._refresh()
@@ -122,7 +125,14 @@ class OSSTSearch:
         return {"graph_size": self.nodes, "stack_depth": int(self.stack.top[0]), "expansions": self.expansions}
 
     def best_model(self):
-        return build_tree(self._incumbent, self.memo, self.problem, self.loss, self.config["regularization"])
+        if self._model is None or self._model[0] is not self._incumbent:
+            tree = build_tree(self._incumbent, self.memo, self.problem, self.loss, self.config["regularization"])
+            self._model = (self._incumbent, tree)
+        return self._model[1]
+
+    def extras(self):
+        """Return the training Brier score over time of the tree and of the single KM curve (spec §8, item 8)."""
+        return {"brier_curve": brier_curve(self.best_model(), self.problem, self.config["ipcw_ties"])}
 
     def stats(self):
         out = {
@@ -142,6 +152,21 @@ class OSSTSearch:
 
     def state_bytes(self):
         return self.memo.nbytes() + self.stack.nbytes()
+
+
+def brier_curve(model, problem, ties, max_points=BRIER_POINTS):
+    """Return ``{"time", "tree", "root"}``: BS(t) of the tree and of one KM curve at the unique training times.
+
+    Long grids are thinned to about ``max_points`` times, for plotting.
+    """
+    grid = np.unique(problem.time)
+    estimates, groups = leaf_estimates(model, problem.X, grid)
+    root = survival.kaplan_meier(problem.event, problem.time)
+    _, tree = brier_scores(estimates, problem.event, problem.time, groups=groups, ties=ties)
+    _, single = brier_scores(group_estimates([(root.time, root.survival)], grid), problem.event, problem.time,
+                             groups=np.zeros(problem.n_samples, dtype=np.int64), ties=ties)
+    keep = np.unique(np.linspace(0, len(grid) - 1, min(len(grid), max_points)).round().astype(np.int64))
+    return {"time": grid[keep].tolist(), "tree": tree[keep].tolist(), "root": single[keep].tolist()}
 
 
 def extract(data, memo, root):

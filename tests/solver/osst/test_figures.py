@@ -22,7 +22,7 @@ def stored():
 def test_the_run_page_gets_curves_composition_metrics_and_trace_panels(stored):
     result, _ = stored
     ids = [p["id"] for p in panels_for_result(result)]
-    assert ids[:3] == ["km", "leaf-composition", "survival-metrics"] and "trace" in ids
+    assert ids[:4] == ["km", "leaf-composition", "survival-metrics", "brier"] and "trace" in ids
     trace = next(p for p in panels_for_result(result) if p["id"] == "trace")
     assert trace["figure"]["data"][0]["y"]
     assert_bound_trace_valid(result["trace"], result["status"])
@@ -92,3 +92,12 @@ def test_a_single_leaf_result_still_draws(stored):
     figure = km_figure(result["model"])
     line = next(t for t in figure["data"] if t.get("mode") == "lines" and t.get("showlegend", True))
     assert line["y"][0] == 1.0 and np.all(np.diff(line["y"]) <= 0)
+
+
+def test_the_brier_curve_integrates_to_the_training_ibs(stored):
+    result, _ = stored
+    curve = result["extras"]["brier_curve"]
+    time = np.array(curve["time"])
+    for key, metric in (("tree", "ibs"), ("root", "root_ibs")):
+        area = (np.array(curve[key])[:-1] * np.diff(time)).sum() / (time[-1] - time[0])
+        assert area == pytest.approx(result["metrics"][metric], abs=1e-15)
