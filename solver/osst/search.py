@@ -55,6 +55,8 @@ class OSSTSearch:
     def __init__(self, problem, config, memo_capacity=None):
         self.problem = problem
         self.config = config
+        if problem.sample_weight is not None:
+            raise ProblemError("OSST does not use row weights; clear the weight column.")
         try:
             self.data, self.params, self.loss = prepare(problem, config)
         except ValueError as e:  # times the loss cannot use (spec D5)

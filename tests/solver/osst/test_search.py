@@ -229,6 +229,14 @@ def test_unusable_times_are_one_plain_sentence():
         solve(make_problem(X, np.array([2.0, -1.0, 3.0]), np.array([1, 0, 1], bool)), "osst")
 
 
+def test_row_weights_are_refused_rather_than_ignored():
+    X = np.zeros((3, 1), dtype=np.uint8)
+    problem = Problem(X=X, features=[{"kind": "binary", "column": "x0"}], time=np.array([1.0, 2.0, 3.0]),
+                      event=np.array([1, 0, 1], bool), sample_weight=np.ones(3))
+    with pytest.raises(ProblemError, match="weights"):
+        solve(problem, "osst")
+
+
 def test_all_censored_data_gives_the_single_leaf():
     X = np.array([[0], [1], [0], [1]], dtype=np.uint8)
     result = solve(make_problem(X, np.array([1, 2, 3, 4.]), np.zeros(4, bool)), "osst",
