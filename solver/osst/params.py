@@ -6,6 +6,8 @@ Defaults reproduce the ``osst`` 0.1.8 package: ``time_normalizer="range"``,
 counts one more, so ``max_depth=d`` searches the trees of ``depth_budget=d+1``.
 """
 
+from dataclasses import replace
+
 from solver.registry import Algorithm, Param, max_depth_param, regularization_param
 
 
@@ -24,7 +26,9 @@ ALGORITHM = Algorithm(
     search_module="solver.osst.search",
     params=(
         regularization_param(default=0.01, help_extra="In units of the integrated Brier score; use λ > 1/N."),
-        max_depth_param(default=4, optional=True),
+        replace(max_depth_param(default=4, optional=True), help=(
+            "Most splits on any root-to-leaf path (a stump has depth 1). Empty means no limit. "
+            "The osst package's depth_budget counts one more (a lone root is depth 1 there).")),
         Param(
             "min_samples_leaf", "int", 7,
             "Fewest training rows a leaf may hold (the osst package's minimum_captured_points; the paper uses 7).",

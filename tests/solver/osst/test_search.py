@@ -199,6 +199,7 @@ def test_guessing_keeps_the_theorem_2_7_guarantee(problem, depth, lam):
     exact = solve(problem, "osst", params)
     guessed = solve(problem, "osst", {**params, "use_reference_bound": True})
     assert guessed.status == "heuristic" and guessed.lower_bound <= exact.objective + 1e-12
+    assert_bound_trace_valid(guessed.trace)
     data = sv.prepare_loss(problem.event, problem.time)
     reference = per_sample(data, class_of_rows(problem.X[data.order]))
     optimal = per_sample(data, exact.model.apply(problem.X[data.order]))
