@@ -23,15 +23,18 @@ def build_tree(rows, memo, problem, loss, regularization):
 
     Notes
     -----
-    ``prediction`` of a leaf is its leaf number (0, 1, ... left to right as the tree figure draws it), so
-    figures can colour a leaf and its curve alike; ``counts`` columns are
-    (samples, events); ``curves`` maps each leaf's node index to its KM curve
-    (``solver.survival.Curve.to_dict``) plus its IBS ``loss``.
+    ``prediction`` of a leaf is its leaf number (0, 1, ... left to right as the
+    tree figure draws it), so figures can colour a leaf and its curve alike;
+    ``classes[prediction]`` is its name ``"leaf i"`` (``i`` its node index, as
+    the figures label it), which exports and ``predict`` report. ``counts``
+    columns are (samples, events); ``curves`` maps each leaf's node index to
+    its KM curve (``solver.survival.Curve.to_dict``) plus its IBS ``loss``.
     """
     n = problem.n_samples
     counts = np.zeros((len(rows), 2))
     prediction = np.zeros(len(rows), dtype=np.int64)
     curves = {}
+    names = []
     leaf_number = 0
     for i in _preorder(rows):
         node, feature = rows[i][0], rows[i][1]
@@ -41,6 +44,7 @@ def build_tree(rows, memo, problem, loss, regularization):
         counts[i] = (len(members), event.sum())
         if feature == LEAF:
             prediction[i] = leaf_number
+            names.append(f"leaf {i}")
             leaf_number += 1
             curve = survival.kaplan_meier(event, time).to_dict()
             curve["loss"] = float(memo.leaf[node] - regularization)
@@ -52,7 +56,7 @@ def build_tree(rows, memo, problem, loss, regularization):
         prediction=prediction,
         counts=counts,
         features=problem.features,
-        classes=[],
+        classes=names,
         kind="survival",
         curves=curves,
     )

@@ -101,3 +101,12 @@ def test_the_brier_curve_integrates_to_the_training_ibs(stored):
     for key, metric in (("tree", "ibs"), ("root", "root_ibs")):
         area = (np.array(curve[key])[:-1] * np.diff(time)).sum() / (time[-1] - time[0])
         assert area == pytest.approx(result["metrics"][metric], abs=1e-15)
+
+
+def test_leaf_names_match_the_figures_labels(stored):
+    result, problem = stored
+    from solver.models import Tree
+
+    tree = Tree.from_dict(result["model"])
+    leaves = tree.apply(problem.X)
+    assert [tree.classes[p] for p in tree.predict(problem.X)] == [f"leaf {i}" for i in leaves]
