@@ -244,3 +244,23 @@ def test_all_censored_data_gives_the_single_leaf():
                    {"regularization": 0.01, "min_samples_leaf": 1})
     assert result.status == "optimal" and result.model.n_leaves == 1
     assert result.objective == pytest.approx(0.01) and result.metrics["ibs_ratio"] is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny_problems(), st.integers(1, 3), st.sampled_from([0.0, 0.005]), st.integers(0, 10_000),
+       st.sampled_from([0.5, 3.0]), st.sampled_from([0.25, 7.0]))
+def test_the_optimum_is_invariant_under_permutations_shifts_and_rescaling(problem, depth, lam, seed, shift, scale):
+    # Spec §7.4: rows and columns may be permuted; times shifted (Z = range) or rescaled (either Z).
+    assume(len(np.unique(problem.time)) >= 2)
+    params = {"max_depth": depth, "regularization": lam, "min_samples_leaf": 1}
+    base = solve(problem, "osst", params).objective
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.permutation(problem.n_samples), rng.permutation(problem.n_features)
+    permuted = make_problem(problem.X[rows][:, cols], problem.time[rows], problem.event[rows])
+    assert abs(solve(permuted, "osst", params).objective - base) < 1e-12
+    shifted = make_problem(problem.X, problem.time + shift, problem.event)
+    assert abs(solve(shifted, "osst", params).objective - base) < 1e-12
+    for normalizer in sv.NORMALIZERS:
+        reference = solve(problem, "osst", {**params, "time_normalizer": normalizer}).objective
+        scaled = make_problem(problem.X, problem.time * scale, problem.event)
+        assert abs(solve(scaled, "osst", {**params, "time_normalizer": normalizer}).objective - reference) < 1e-12
