@@ -16,7 +16,7 @@ from solver import bitset, survival
 from solver.api import ProblemError
 from solver.osst import cache, dfs
 from solver.osst.model import build_tree
-from solver.osst.objective import prepare
+from solver.osst.objective import evaluate, prepare
 from solver.survival_metrics import brier_scores, group_estimates, leaf_estimates
 
 
@@ -114,12 +114,10 @@ class OSSTSearch:
         self.lower_bound = min(lower, self.upper_bound)
 
     def _proved_root_floor(self):
-        # Without guessing: the root's own lower bound; with it, recompute that bound with the guess off.
+        # With guessing the search's lower bounds are guesses; the root's bound without the guess is proved.
         if not self.guessing:
-            return float(self.memo.lb[self.root])
-        from solver.osst.objective import evaluate
-
-        params = self.params._replace(use_reference_bound=False, use_equivalent_points_bound=False)
+            return None
+        params = self.params._replace(use_reference_bound=False)
         n = self.problem.n_samples
         return float(evaluate(self.data, params, bitset.full(n), n, int(self.memo.depth[self.root]))[1])
 
@@ -172,7 +170,7 @@ def brier_curve(model, problem, ties, max_points=BRIER_POINTS):
 
 
 def extract(data, memo, root):
-    """Return the incumbent tree as ``[(memo id, feature, left, right), ...]`` in preorder, and its objective."""
+    """Return the incumbent tree as ``[(memo id, feature, left, right), ...]`` (parents first), and its objective."""
     ids, features, lefts, rights, count, objective = _extract(data, memo, root)
     rows = [(int(ids[i]), int(features[i]), int(lefts[i]), int(rights[i])) for i in range(count)]
     return rows, float(objective)
