@@ -5,7 +5,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from corelsweb.datasets.services import get_dataset_for_user
+from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user
 from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
 from corelsweb.runs import services
 from corelsweb.runs.registry_forms import RunForm
@@ -31,10 +31,10 @@ def new_run(request, dataset_pk, algorithm):
         initial = RunForm.initial_from(spec, earlier.params, earlier.limits)
     form = RunForm(spec, request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        missing = services.missing_roles(dataset, spec, form.cleaned_data["params"])
-        if missing:
-            form.add_error(None, f"{spec.title} needs {' and '.join(missing)}; set it on the dataset page first.")
-        else:
+        problems = algorithm_problems(dataset, spec, form.cleaned_data["params"])
+        for problem in problems:
+            form.add_error(None, problem)
+        if not problems:
             run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits())
             return redirect(run)
     ctx = {"dataset": dataset, "algorithm": spec, "form": form}

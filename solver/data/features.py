@@ -1,0 +1,166 @@
+"""What a binarization yields, for the dataset page: every binary feature with its support.
+
+Two ways to the same JSON-able ``dict``:
+
+``preview_from_problem(problem)``
+    From a binarized ``Problem`` (the whole table was read): exact supports,
+    boosted cuts, and the measured loss of reachable accuracy.
+``preview_from_profile(columns, roles, method, n_rows)``
+    From the stored column profiles alone (large files): exact for the
+    exact and quantile methods on columns whose histogram was kept, marked
+    as estimated where the profile holds only a sample; boosted cuts cannot
+    be known before the model is fitted.
+
+The dict holds ``method``, ``exact``, ``n_features``, ``features`` (up to
+``LISTED`` of ``{"text", "column", "support"}``), ``estimated``, ``notes``,
+``slow`` (a warning sentence or None) and, from a problem, the report of
+``solver.data.binarize.binarization_report``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver import predicates
+from solver.data import thresholds
+from solver.data.binarize import parse_method
+from solver.data.columns import QUANTILE_KS
+
+LISTED = 500
+SLOW_FEATURES = 100
+
+
+def slow_warning(n_features):
+    """Return a warning sentence when ``n_features`` make an exact tree search likely slow, else None."""
+    if n_features <= SLOW_FEATURES:
+        return None
+    return (f"{n_features:,} binary features: the work of an exact tree search grows roughly like the number of "
+            "features to the power of the depth, so expect long runs unless the depth is small or λ is large. "
+            "The quantile or boosted binarizations make far fewer features.")
+
+
+def preview_from_problem(problem):
+    """Return the preview of a binarized ``Problem``."""
+    support = problem.X.sum(axis=0)
+    features = [
+        {"text": predicates.text(p), "column": predicates.columns_used(p)[0], "support": int(s)}
+        for p, s in zip(problem.features[:LISTED], support[:LISTED].tolist())
+    ]
+    report = dict(problem.binarization)
+    return {
+        "method": report.get("method", ""),
+        "exact": report.get("exact", True),
+        "n_rows": int(problem.n_samples),
+        "n_features": int(problem.n_features),
+        "features": features,
+        "estimated": False,
+        "notes": list(problem.notes),
+        "slow": slow_warning(problem.n_features),
+        "report": report,
+    }
+
+
+def preview_from_profile(columns, roles, method, n_rows):
+    """Return the preview computed from stored column profiles.
+
+    Parameters
+    ----------
+    columns : list of dict
+        Profile entries (``solver.data.profile.column_entry``).
+    roles : Roles
+    method : str
+    n_rows : int
+    """
+    method = parse_method(method)
+    by_name = {c["name"]: c for c in columns}
+    features, notes, estimated, total = [], [], False, 0
+    for name in roles.feature_columns([c["name"] for c in columns]):
+        entry = by_name[name]
+        items, exact_count, column_estimated, note = _column_preview(entry, roles, method)
+        total += exact_count
+        estimated |= column_estimated
+        features += items
+        if note:
+            notes.append(note)
+        if entry["missing"] and roles.policy(name) == "feature" and entry["type"] != "empty":
+            total += 1
+            features.append({"text": predicates.text(predicates.missing(name)), "column": name,
+                             "support": entry["missing"]})
+    if estimated:
+        notes.append("Supports marked ≈ are estimated from a random sample of the column.")
+    return {
+        "method": method.text,
+        "exact": method.exact,
+        "n_rows": int(n_rows),
+        "n_features": int(total),
+        "features": features[:LISTED],
+        "estimated": estimated,
+        "notes": notes,
+        "slow": slow_warning(total),
+        "report": {},
+    }
+
+
+def _column_preview(entry, roles, method):
+    """Return ``(items, count, estimated, note)`` for one feature column's profile."""
+    name, kind = entry["name"], entry["type"]
+    if kind in ("empty", "constant"):
+        return [], 0, False, entry.get("note")
+    if entry["numeric"]:
+        return _numeric_preview(entry, method)
+    counts = entry.get("counts", {})
+    if name in roles.ordered:
+        order = [v for v in roles.ordered[name] if v in counts]
+        items, below = [], 0
+        for v in order[:-1]:
+            below += counts[v]
+            items.append(_item(predicates.ordinal(name, roles.ordered[name], v), below))
+        return items, len(items), False, None
+    if kind == "binary":
+        level = sorted(counts)[1]
+        return [_item(predicates.equals(name, level), counts[level])], 1, False, None
+    ranked = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
+    kept = ranked[: roles.max_categories]
+    items = [_item(predicates.equals(name, v), c) for v, c in sorted(kept)]
+    rare_rows = entry.get("other_rows", 0) + sum(c for _, c in ranked[roles.max_categories:])
+    if len(kept) < entry["distinct"] or entry["distinct_more"]:
+        items.append(_item(predicates.other(name, [v for v, _ in kept]), rare_rows))
+    return items, len(items), False, entry.get("note")
+
+
+def _numeric_preview(entry, method):
+    name = entry["name"]
+    if entry["type"] == "binary" and {entry.get("minimum"), entry.get("maximum")} == {0.0, 1.0}:
+        return [_item(predicates.binary(name), entry.get("counts", {}).get("1", 0))], 1, False, None
+    if method.name == "none":
+        return [], 0, False, f"Column {name!r} is not 0/1; the 'none' binarization cannot use it."
+    hist = entry.get("hist")
+    if hist:
+        uniq, counts = np.array(hist["values"]), np.array(hist["counts"], dtype=np.int64)
+        if method.name == "gbdt":
+            return [], 0, False, f"Column {name!r}: the boosted model picks its thresholds when a run starts " \
+                                 f"(at most {len(uniq) - 1:,})."
+        cuts = thresholds.exact_cuts(uniq) if method.name == "exact" else thresholds.quantile_cuts(uniq, counts, method.k)
+        support = thresholds.rows_at_or_below(uniq, counts, cuts)
+        return [_item(predicates.threshold(name, t), s) for t, s in zip(cuts, support)], len(cuts), False, None
+    more = "more than " if entry["distinct_more"] else ""
+    count = entry["distinct"] - 1
+    if method.name == "exact":
+        return [], count, entry["distinct_more"], \
+            f"Column {name!r} has {more}{entry['distinct']:,} distinct values, so {more}{count:,} exact thresholds."
+    if method.name == "quantile" and str(method.k) in entry.get("quantile_cuts", {}):
+        q = entry["quantile_cuts"][str(method.k)]
+        sampled = entry.get("sampled", False)
+        items = [_item(predicates.threshold(name, t), s, sampled) for t, s in zip(q["cuts"], q["rows"])]
+        return items, len(items), sampled, None
+    at_most = method.k if method.name == "quantile" else count
+    note = f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its thresholds are chosen when a " \
+           f"run starts (at most {at_most:,}). Quantile counts with a preview here: {', '.join(map(str, QUANTILE_KS))}."
+    return [], at_most, True, note
+
+
+def _item(p, support, estimated=False):
+    out = {"text": predicates.text(p), "column": predicates.columns_used(p)[0], "support": int(support)}
+    if estimated:
+        out["estimated"] = True
+    return out
