@@ -11,7 +11,11 @@ def size_words(n):
     """Return a size in plain words (``3.2 MB``)."""
     if n >= 2**30:
         return f"{n / 2**30:.1f} GB"
-    return f"{n / 2**20:.1f} MB"
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MB"
+    if n >= 2**10:
+        return f"{n / 2**10:.1f} KB"
+    return f"{n} bytes"
 
 
 class LimitedUploadHandler(TemporaryFileUploadHandler):
@@ -40,7 +44,7 @@ class LimitedUploadHandler(TemporaryFileUploadHandler):
         self.received += len(raw_data)
         limit = settings.CORELSWEB_MAX_UPLOAD_BYTES
         if self.received > limit:
-            self.request.upload_refused = f"The file is larger than the {size_words(limit)} limit."
+            self.request.upload_refused = f"The file is too large; the limit is {size_words(limit)}."
             self.file.close()
             raise StopUpload(connection_reset=False)
         return super().receive_data_chunk(raw_data, start)

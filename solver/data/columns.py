@@ -23,6 +23,7 @@ SAMPLE_SIZE = 10_000
 HIST_STORE = 1_000
 COUNTS_STORE = 200
 QUANTILE_KS = (2, 4, 8, 16, 32, 64)
+MISSING_LIST = sorted(MISSING_TOKENS)
 
 
 def parse_key(raw):
@@ -30,15 +31,34 @@ def parse_key(raw):
     s = raw.strip()
     if s.lower() in MISSING_TOKENS:
         return "missing", None
-    if "_" not in s:
+    try:
+        x = float(s)
+    except ValueError:
+        return "text", s
+    return ("num", x) if math.isfinite(x) else ("text", s)
+
+
+def fast_numbers(cells, max_chars=64):
+    """Return the float64 array of a chunk of cells when every present cell is a finite number, else None.
+
+    The same answer as ``parse_key`` cell by cell, but converted by numpy in
+    one call (missing tokens become NaN).
+    """
+    try:
+        values = np.array(cells, dtype=np.float64)
+    except ValueError:
+        if max(map(len, cells)) > max_chars:
+            return None
+        text = np.array(cells)
+        missing = np.isin(np.char.lower(np.char.strip(text)), MISSING_LIST)
+        if not missing.any():
+            return None
+        text[missing] = "nan"
         try:
-            x = float(s)
+            values = text.astype(np.float64)
         except ValueError:
-            pass
-        else:
-            if math.isfinite(x):
-                return "num", x
-    return "text", s
+            return None
+    return None if np.isinf(values).any() else values
 
 
 def parse_cells(cells):
@@ -114,6 +134,10 @@ class ColumnSummary:
 
     def add_raw(self, cells):
         """Take a chunk of raw CSV cells."""
+        values = fast_numbers(cells) if self.numeric else None
+        if values is not None:
+            self._add_fast(cells, values)
+            return
         counts, parsed, numeric = parse_cells(cells)
         self.n_rows += len(cells)
         texts = Counter()
@@ -134,6 +158,23 @@ class ColumnSummary:
             values = np.fromiter(by_value.keys(), dtype=np.float64, count=len(by_value))
             rows = np.fromiter(by_value.values(), dtype=np.int64, count=len(by_value))
             self._add_numbers(values, rows, lambda: numbers_of(cells, parsed))
+
+    def _add_fast(self, cells, values):
+        self.n_rows += len(cells)
+        missing = np.isnan(values)
+        self.missing += int(missing.sum())
+        if not self.texts_full and len(self.hist[0]) <= COUNTS_STORE:
+            # While the column has few values, keep their text too, in case a later chunk holds text.
+            texts = Counter()
+            for raw, c in Counter(cells).items():
+                s = raw.strip()
+                if s.lower() not in MISSING_TOKENS:
+                    texts[s] += c
+            self._add_texts(texts)
+        elif not self.texts_full:
+            self.texts, self.texts_full = Counter(), True
+        uniq, counts = thresholds.histogram(values)
+        self._add_numbers(uniq, counts, lambda: values)
 
     def add_numbers(self, values):
         """Take a chunk of typed numbers (float64, NaN = missing)."""
@@ -162,11 +203,11 @@ class ColumnSummary:
 
     def _add_texts(self, texts):
         if self.texts_full:
-            for text, c in texts.items():
-                if text in self.texts:
-                    self.texts[text] += c
-                else:
-                    self.other_rows += c
+            known = [t for t in self.texts if t in texts] if len(self.texts) < len(texts) else \
+                [t for t in texts if t in self.texts]
+            for text in known:
+                self.texts[text] += texts[text]
+            self.other_rows += sum(texts.values()) - sum(texts[t] for t in known)
             return
         self.texts.update(texts)
         if len(self.texts) > self.text_cap:

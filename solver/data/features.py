@@ -54,7 +54,7 @@ def preview_from_problem(problem):
         "n_features": int(problem.n_features),
         "features": features,
         "estimated": False,
-        "notes": list(problem.notes),
+        "notes": [n for n in problem.notes if n != report.get("note")],
         "slow": slow_warning(problem.n_features),
         "report": report,
     }

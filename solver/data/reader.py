@@ -12,7 +12,7 @@ import io
 
 import numpy as np
 
-from solver.data.columns import numbers_of, parse_cells, parse_key, texts_of
+from solver.data.columns import fast_numbers, numbers_of, parse_cells, parse_key, texts_of
 from solver.data.source import open_source
 from solver.data.table import DataError, ReadLimits, Table
 
@@ -65,7 +65,7 @@ def iter_tables(f, limits=ReadLimits()):
         canonical = {}
         columns = {}
         for name, (kind, values) in zip(source.names, chunk):
-            numeric = {name} if kind == "raw" and parse_cells(values)[2] else set()
+            numeric = {name} if kind == "raw" and (fast_numbers(values) is not None or parse_cells(values)[2]) else set()
             columns[name] = _typed(name, kind, values, numeric, canonical)
         yield Table(columns, source.delimiter, source.encoding, list(source.notes), source.format)
 
@@ -85,7 +85,7 @@ def numeric_columns(source):
     numeric = set(source.names)
     for chunk in source.chunks():
         for name, (_, cells) in zip(source.names, chunk):
-            if name in numeric and not parse_cells(cells)[2]:
+            if name in numeric and fast_numbers(cells) is None and not parse_cells(cells)[2]:
                 numeric.discard(name)
     return numeric
 
@@ -98,6 +98,10 @@ def _typed(name, kind, values, numeric, canonical):
         out = np.empty(len(texts), dtype=object)
         out[:] = [None if t is None else canonical.setdefault(t, t) for t in texts]
         return out
+    if name in numeric:
+        numbers = fast_numbers(values)
+        if numbers is not None:
+            return numbers
     _, parsed, all_numbers = parse_cells(values)
     if name in numeric:
         if not all_numbers:

@@ -30,6 +30,8 @@ CHUNK_CELLS = 1 << 18
 DELIMITERS = ",\t;|"
 DELIMITER_WORDS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 PARQUET_MAGIC = b"PAR1"
+BINARY = ("The file looks binary, not like a text table (CSV or TSV) or a Parquet file; "
+          "from a spreadsheet, save it as CSV first.")
 
 
 def open_source(f, limits=ReadLimits()):
@@ -60,7 +62,7 @@ def detect_encoding(head):
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
     if b"\x00" in head[:8192]:
-        raise DataError("The file looks binary, not like a text table (CSV or TSV) or a Parquet file.")
+        raise DataError(BINARY)
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     try:
@@ -70,19 +72,27 @@ def detect_encoding(head):
     return "utf-8"
 
 
-def is_utf8(f, block=1 << 20):
-    """Return True if the whole binary file ``f`` decodes as UTF-8 (checked block by block)."""
+def scan_bytes(f, block=1 << 20):
+    """Read the whole binary file ``f`` once; return ``(is_utf8, has_nul)``."""
     decoder = codecs.getincrementaldecoder("utf-8")()
+    utf8, nul = True, False
     f.seek(0)
     try:
         while data := f.read(block):
-            decoder.decode(data)
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
+            nul = nul or b"\x00" in data
+            if utf8:
+                try:
+                    decoder.decode(data)
+                except UnicodeDecodeError:
+                    utf8 = False
+        if utf8:
+            try:
+                decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                utf8 = False
     finally:
         f.seek(0)
-    return True
+    return utf8, nul
 
 
 def looks_binary(text):
@@ -163,19 +173,23 @@ class CsvSource:
         self.limits = limits
         self.notes = []
         self.encoding = detect_encoding(head)
-        if self.encoding == "utf-8" and len(head) == SAMPLE_BYTES and not is_utf8(f):
-            self.encoding = "latin-1"
-            self.notes.append("The file is not valid UTF-8 throughout; it was read as Latin-1.")
+        if self.encoding != "utf-16" and len(head) == SAMPLE_BYTES:
+            utf8, nul = scan_bytes(f)
+            if nul:
+                raise DataError(BINARY)
+            if self.encoding == "utf-8" and not utf8:
+                self.encoding = "latin-1"
+                self.notes.append("The file is not valid UTF-8 throughout; it was read as Latin-1.")
         sample = head.decode(self.encoding, errors="replace")
         if looks_binary(sample):
-            raise DataError("The file looks binary, not like a text table (CSV or TSV) or a Parquet file.")
+            raise DataError(BINARY)
         self.delimiter = sniff_delimiter(sample)
         self.n_rows = 0
         with self._reader() as (reader, _):
             try:
                 header = next(reader, None)
             except csv.Error as e:
-                raise DataError(f"The header row cannot be read as CSV: {e}.") from None
+                raise DataError(f"The header row cannot be read as CSV: {csv_words(e)}.") from None
         if header is None:
             raise DataError("The file has no header row.")
         self.names = clean_header(header, limits)
@@ -203,8 +217,8 @@ class CsvSource:
                             blank += 1
                             continue
                         raise DataError(
-                            f"Line {line_number()} has {len(row)} fields but the header has {width}; "
-                            "every row needs one value per column."
+                            f"Line {line_number()} has {len(row)} field{'s' if len(row) != 1 else ''} but the header "
+                            f"has {width}; every row needs one value per column."
                         )
                     rows.append(row)
                     if len(rows) == step:
@@ -213,7 +227,7 @@ class CsvSource:
                 if rows:
                     yield self._columns(rows)
             except csv.Error as e:
-                raise DataError(f"The file is not valid CSV near line {line_number()}: {e}.") from None
+                raise DataError(f"The file is not valid CSV near line {line_number()}: {csv_words(e)}.") from None
         if self.n_rows == 0:
             raise DataError("The file has a header row but no data rows.")
         note = f"{blank:,} blank lines were skipped."
@@ -234,6 +248,18 @@ class CsvSource:
         return [("raw", cells) for cells in columns]
 
 
+def csv_words(error):
+    """Return the csv module's error in plain words."""
+    text = str(error)
+    if "field larger than field limit" in text:
+        return f"a cell holds more than {csv.field_size_limit():,} characters"
+    if "unexpected end of data" in text:
+        return "a quoted cell is never closed"
+    if "expected after" in text:
+        return "a quote inside a quoted cell must be doubled (\"\")"
+    return text
+
+
 class _TextReader:
     """Context manager: a csv reader over the binary file, and a function giving its line number."""
 
@@ -244,7 +270,7 @@ class _TextReader:
         self.f.seek(0)
         self.text = io.TextIOWrapper(self.f, encoding=self.encoding, newline="", errors="strict")
         self.lines = _lines(self.text, self.encoding)
-        reader = csv.reader(self.lines, delimiter=self.delimiter)
+        reader = csv.reader(self.lines, delimiter=self.delimiter, strict=True)
         return reader, lambda: reader.line_num
 
     def __exit__(self, *exc):

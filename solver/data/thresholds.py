@@ -69,7 +69,10 @@ def quantile_cuts(uniq, counts, k):
     if len(mids) <= k:
         return mids
     targets = histogram_quantiles(uniq, counts, np.arange(1, k + 1) / (k + 1))
-    return np.unique(mids[np.abs(mids[None, :] - targets[:, None]).argmin(axis=1)])
+    above = np.clip(np.searchsorted(mids, targets), 0, len(mids) - 1)
+    below = np.clip(above - 1, 0, len(mids) - 1)
+    nearer_below = np.abs(mids[below] - targets) <= np.abs(mids[above] - targets)
+    return np.unique(mids[np.where(nearer_below, below, above)])
 
 
 def histogram_quantiles(uniq, counts, q):

@@ -1,6 +1,7 @@
 from django import template
 
 from solver.data.source import DELIMITER_WORDS
+from solver.predicates import format_number
 
 register = template.Library()
 
@@ -17,3 +18,9 @@ def delimiter_name(delimiter):
 def is_column_field(name):
     """Return True for the per-column fields that the columns table draws."""
     return name.startswith(COLUMN_FIELD_PREFIXES)
+
+
+@register.filter
+def number(value):
+    """Format a number compactly (integers without a decimal point, else 6 significant digits)."""
+    return "—" if value is None else format_number(value)
