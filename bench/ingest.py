@@ -168,8 +168,13 @@ def main():
     if not os.path.exists(args.path):
         make_csv(args.path, args.rows)
     size = os.path.getsize(args.path)
+    small = args.path + ".tenth.csv"
+    if not os.path.exists(small):
+        make_csv(small, args.rows // 10)
     load = os.getloadavg()[0]
     rows = [
+        {"job": "profile_file, a tenth of the rows", "file_bytes": os.path.getsize(small), "load": load,
+         **run_isolated("bench.ingest:profile_job", path=small)},
         {"job": "upload (gunicorn worker)", "file_bytes": size, "load": load, **upload_benchmark(args.path, args.port)},
         {"job": "profile_file", "file_bytes": size, "load": load, **run_isolated("bench.ingest:profile_job", path=args.path)},
         {"job": "read_table", "file_bytes": size, "load": load, **run_isolated("bench.ingest:read_job", path=args.path)},

@@ -37,7 +37,8 @@ class LimitedUploadHandler(TemporaryFileUploadHandler):
 
     def new_file(self, *args, **kwargs):
         if getattr(self.request, "upload_refused", None):
-            raise StopUpload(connection_reset=False)
+            # Read no further: the fields before the file (the CSRF token) are parsed already.
+            raise StopUpload(connection_reset=True)
         super().new_file(*args, **kwargs)
 
     def receive_data_chunk(self, raw_data, start):

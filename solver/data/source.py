@@ -187,7 +187,7 @@ class CsvSource:
         self.n_rows = 0
         with self._reader() as (reader, _):
             try:
-                header = next(reader, None)
+                header = _first_row(reader)
             except csv.Error as e:
                 raise DataError(f"The header row cannot be read as CSV: {csv_words(e)}.") from None
         if header is None:
@@ -208,7 +208,7 @@ class CsvSource:
         width, step = len(self.names), chunk_rows(len(self.names))
         self.n_rows, blank = 0, 0
         with self._reader() as (reader, line_number):
-            next(reader, None)
+            _first_row(reader)
             rows = []
             try:
                 for row in reader:
@@ -246,6 +246,14 @@ class CsvSource:
                     "characters; is this really a table?"
                 )
         return [("raw", cells) for cells in columns]
+
+
+def _first_row(reader):
+    """Return the first row with a non-blank cell (the header), or None."""
+    for row in reader:
+        if "".join(row).strip():
+            return row
+    return None
 
 
 def csv_words(error):
