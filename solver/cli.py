@@ -95,7 +95,7 @@ def roles_from_args(args, table, algorithm, config):
         label = names[-1]
     features = tuple(f.strip() for f in args.features.split(",")) if args.features else None
     roles = Roles(label=label, features=features, positive_class=args.positive_class,
-                  missing=missing_policies(args.missing, names), feature_cost=pairs(args.feature_cost, "--feature-cost"),
+                  missing=missing_policies(args.missing, names), feature_cost=costs(args.feature_cost),
                   ordered={c: [v.strip() for v in o.split("<")] for c, o in pairs(args.ordered, "--ordered").items()},
                   max_categories=args.max_categories, **chosen)
     if features is None:
@@ -114,6 +114,16 @@ def pairs(items, option):
             raise CliError(f"{option} needs COLUMN=VALUE, got {item!r}.")
         column, value = item.split("=", 1)
         out[column.strip()] = value.strip()
+    return out
+
+
+def costs(items):
+    out = {}
+    for column, value in pairs(items, "--feature-cost").items():
+        try:
+            out[column] = float(value)
+        except ValueError:
+            raise CliError(f"--feature-cost needs a number for {column!r}, got {value!r}.") from None
     return out
 
 

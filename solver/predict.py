@@ -74,7 +74,7 @@ def _warnings(bad):
     return [f"{n:,} values of {c!r} are not numbers; the model treats them as missing." for c, n in bad.items()]
 
 
-def write_predictions(model, f, out, limits=ReadLimits(), id_column=None):
+def write_predictions(model, f, out, limits=ReadLimits(min_columns=1), id_column=None):
     """Apply ``model`` to the raw file ``f`` chunk by chunk and write the predictions CSV to ``out``.
 
     Parameters

@@ -1,5 +1,6 @@
 """Creating datasets from uploads, checking their roles, previewing and binarizing them."""
 
+import dataclasses
 import io
 
 from django.conf import settings
@@ -232,7 +233,8 @@ def write_predictions(model, uploaded, out, id_column=None):
     uploaded.seek(0)
     text = io.TextIOWrapper(out, encoding="utf-8", newline="")
     try:
-        return predict.write_predictions(model, uploaded, text, read_limits(), id_column)
+        limits = dataclasses.replace(read_limits(), min_columns=1)
+        return predict.write_predictions(model, uploaded, text, limits, id_column)
     finally:
         text.flush()
         text.detach()

@@ -123,6 +123,9 @@ class ColumnSummary:
         self.numeric = True
         self.hist = (np.empty(0), np.empty(0, dtype=np.int64))
         self.hist_full = False
+        self.hist_distinct = 0
+        self.counter = True
+        self.last = None
         self.low, self.high = math.inf, -math.inf
         self.integer = True
         self.sample = np.empty(0)
@@ -157,6 +160,7 @@ class ColumnSummary:
                     by_value[parsed[raw][1]] += c
             values = np.fromiter(by_value.keys(), dtype=np.float64, count=len(by_value))
             rows = np.fromiter(by_value.values(), dtype=np.int64, count=len(by_value))
+            self.counter = False  # a chunk with missing cells is no row counter
             self._add_numbers(values, rows, lambda: numbers_of(cells, parsed))
 
     def _add_fast(self, cells, values):
@@ -174,13 +178,24 @@ class ColumnSummary:
         elif not self.texts_full:
             self.texts, self.texts_full = Counter(), True
         uniq, counts = thresholds.histogram(values)
+        self._track_counter(values)
         self._add_numbers(uniq, counts, lambda: values)
+
+    def _track_counter(self, values):
+        # A row counter: consecutive integers in file order, with no gap between chunks.
+        if not self.counter or not len(values):
+            return
+        steps_of_one = bool(np.all(np.diff(values) == 1))
+        follows = self.last is None or values[0] == self.last + 1
+        self.counter = steps_of_one and follows and values[0] == np.round(values[0])
+        self.last = values[-1]
 
     def add_numbers(self, values):
         """Take a chunk of typed numbers (float64, NaN = missing)."""
         self.n_rows += len(values)
         self.missing += int(np.isnan(values).sum())
         uniq, counts = thresholds.histogram(values)
+        self._track_counter(values)
         self._add_numbers(uniq, counts, lambda: values)
 
     def add_texts(self, values):
@@ -230,6 +245,7 @@ class ColumnSummary:
             return
         # The histogram is full: from now on a random sample of the rows stands in for it.
         self.hist_full = True
+        self.hist_distinct = len(merged[0])
         self.hist = (np.empty(0), np.empty(0, dtype=np.int64))
         self._add_sample(np.repeat(*merged))
 
@@ -246,8 +262,8 @@ class ColumnSummary:
     @property
     def distinct(self):
         """Return the number of distinct present values (a lower bound when ``more`` is True)."""
-        if self.numeric and not self.hist_full:
-            return len(self.hist[0])
+        if self.numeric:
+            return self.hist_distinct if self.hist_full else len(self.hist[0])
         return len(self.texts)
 
     @property

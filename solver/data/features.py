@@ -28,13 +28,14 @@ from solver.data.columns import QUANTILE_KS
 
 LISTED = 500
 SLOW_FEATURES = 100
+MANY = "many"  # marks a column with too many exact thresholds to list
 
 
-def slow_warning(n_features):
+def slow_warning(n_features, more=False):
     """Return a warning sentence when ``n_features`` make an exact tree search likely slow, else None."""
     if n_features <= SLOW_FEATURES:
         return None
-    return (f"{n_features:,} binary features: the work of an exact tree search grows roughly like the number of "
+    return (f"{'More than ' if more else ''}{n_features:,} binary features: the work of an exact tree search grows roughly like the number of "
             "features to the power of the depth, so expect long runs unless the depth is small or λ is large. "
             "The quantile or boosted binarizations make far fewer features.")
 
@@ -73,19 +74,23 @@ def preview_from_profile(columns, roles, method, n_rows):
     """
     method = parse_method(method)
     by_name = {c["name"]: c for c in columns}
-    features, notes, estimated, total = [], [], False, 0
+    features, notes, total, many = [], [], 0, []
     for name in roles.feature_columns([c["name"] for c in columns]):
         entry = by_name[name]
-        items, exact_count, column_estimated, note = _column_preview(entry, roles, method)
-        total += exact_count
-        estimated |= column_estimated
+        items, count, note = _column_preview(entry, roles, method)
+        total += count
         features += items
-        if note:
+        if note == MANY:
+            many.append(entry)
+        elif note:
             notes.append(note)
         if entry["missing"] and roles.policy(name) == "feature" and entry["type"] != "empty":
             total += 1
             features.append({"text": predicates.text(predicates.missing(name)), "column": name,
                              "support": entry["missing"]})
+    if many:
+        notes.insert(0, _many_note(many))
+    estimated = any(f.get("estimated") for f in features[:LISTED])
     if estimated:
         notes.append("Supports marked ≈ are estimated from a random sample of the column.")
     return {
@@ -93,19 +98,20 @@ def preview_from_profile(columns, roles, method, n_rows):
         "exact": method.exact,
         "n_rows": int(n_rows),
         "n_features": int(total),
+        "n_features_more": any(c["distinct_more"] for c in many),
         "features": features[:LISTED],
         "estimated": estimated,
         "notes": notes,
-        "slow": slow_warning(total),
+        "slow": slow_warning(total, any(c["distinct_more"] for c in many)),
         "report": {},
     }
 
 
 def _column_preview(entry, roles, method):
-    """Return ``(items, count, estimated, note)`` for one feature column's profile."""
+    """Return ``(items, count, note)`` for one feature column's profile: listed features, how many, a sentence."""
     name, kind = entry["name"], entry["type"]
     if kind in ("empty", "constant"):
-        return [], 0, False, entry.get("note")
+        return [], 0, entry.get("note")
     if entry["numeric"]:
         return _numeric_preview(entry, method)
     counts = entry.get("counts", {})
@@ -115,48 +121,56 @@ def _column_preview(entry, roles, method):
         for v in order[:-1]:
             below += counts[v]
             items.append(_item(predicates.ordinal(name, roles.ordered[name], v), below))
-        return items, len(items), False, None
+        return items, len(items), None
     if kind == "binary":
         level = sorted(counts)[1]
-        return [_item(predicates.equals(name, level), counts[level])], 1, False, None
+        return [_item(predicates.equals(name, level), counts[level])], 1, None
     ranked = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
     kept = ranked[: roles.max_categories]
     items = [_item(predicates.equals(name, v), c) for v, c in sorted(kept)]
     rare_rows = entry.get("other_rows", 0) + sum(c for _, c in ranked[roles.max_categories:])
     if len(kept) < entry["distinct"] or entry["distinct_more"]:
         items.append(_item(predicates.other(name, [v for v, _ in kept]), rare_rows))
-    return items, len(items), False, entry.get("note")
+    return items, len(items), entry.get("note")
 
 
 def _numeric_preview(entry, method):
     name = entry["name"]
     if entry["type"] == "binary" and {entry.get("minimum"), entry.get("maximum")} == {0.0, 1.0}:
-        return [_item(predicates.binary(name), entry.get("counts", {}).get("1", 0))], 1, False, None
+        return [_item(predicates.binary(name), entry.get("counts", {}).get("1", 0))], 1, None
     if method.name == "none":
-        return [], 0, False, f"Column {name!r} is not 0/1; the 'none' binarization cannot use it."
+        return [], 0, f"Column {name!r} is not 0/1; the 'none' binarization cannot use it."
     hist = entry.get("hist")
     if hist:
         uniq, counts = np.array(hist["values"]), np.array(hist["counts"], dtype=np.int64)
         if method.name == "gbdt":
-            return [], 0, False, f"Column {name!r}: the boosted model picks its thresholds when a run starts " \
-                                 f"(at most {len(uniq) - 1:,})."
+            note = f"Column {name!r}: the boosted model picks its thresholds when a run starts (at most {len(uniq) - 1:,})."
+            return [], 0, note
         cuts = thresholds.exact_cuts(uniq) if method.name == "exact" else thresholds.quantile_cuts(uniq, counts, method.k)
         support = thresholds.rows_at_or_below(uniq, counts, cuts)
-        return [_item(predicates.threshold(name, t), s) for t, s in zip(cuts, support)], len(cuts), False, None
+        return [_item(predicates.threshold(name, t), s) for t, s in zip(cuts, support)], len(cuts), None
     more = "more than " if entry["distinct_more"] else ""
     count = entry["distinct"] - 1
     if method.name == "exact":
-        return [], count, entry["distinct_more"], \
-            f"Column {name!r} has {more}{entry['distinct']:,} distinct values, so {more}{count:,} exact thresholds."
+        return [], count, MANY
     if method.name == "quantile" and str(method.k) in entry.get("quantile_cuts", {}):
         q = entry["quantile_cuts"][str(method.k)]
         sampled = entry.get("sampled", False)
         items = [_item(predicates.threshold(name, t), s, sampled) for t, s in zip(q["cuts"], q["rows"])]
-        return items, len(items), sampled, None
+        return items, len(items), None
     at_most = method.k if method.name == "quantile" else count
     note = f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its thresholds are chosen when a " \
            f"run starts (at most {at_most:,}). Quantile counts with a preview here: {', '.join(map(str, QUANTILE_KS))}."
-    return [], at_most, True, note
+    return [], at_most, note
+
+
+def _many_note(entries):
+    """Return one sentence about the columns whose exact thresholds are too many to list."""
+    names = ", ".join(repr(c["name"]) for c in entries[:6]) + (f" and {len(entries) - 6} more" if len(entries) > 6 else "")
+    fewest = min(c["distinct"] for c in entries)
+    more = "more than " if any(c["distinct_more"] for c in entries) else "at least "
+    return (f"{len(entries)} column{'s' if len(entries) > 1 else ''} ({names}) ha{'ve' if len(entries) > 1 else 's'} "
+            f"{more}{fewest:,} distinct values each, so as many exact thresholds; they are not listed.")
 
 
 def _item(p, support, estimated=False):

@@ -154,8 +154,10 @@ def column_kind(summary, max_categories=MAX_CATEGORIES):
     if distinct == 2 and not summary.more:
         return "binary"
     if summary.numeric:
-        counter = summary.integer and not summary.more and distinct == summary.n_rows >= 20
-        if counter and summary.high - summary.low + 1 == summary.n_rows:
+        if summary.n_rows >= 20 and summary.counter and summary.missing == 0:
+            return "identifier"
+        permutation = summary.integer and not summary.more and distinct == summary.n_rows >= 20
+        if permutation and summary.high - summary.low + 1 == summary.n_rows:
             return "identifier"
         return "numeric"
     if distinct > max_categories:

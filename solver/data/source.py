@@ -129,7 +129,7 @@ def clean_header(header, limits):
     names = [" ".join(str(h).split()) for h in header]
     if len(names) > limits.max_columns:
         raise DataError(f"The file has {len(names):,} columns; we accept at most {limits.max_columns:,}.")
-    if len(names) < 2:
+    if len(names) < limits.min_columns:
         raise DataError("The file has a single column; a table needs at least one feature and a label.")
     for j, name in enumerate(names):
         if not name:

@@ -31,12 +31,15 @@ class ReadLimits:
         Characters in one cell.
     max_name_chars : int
         Characters in one column name.
+    min_columns : int
+        A table to learn from needs a feature and a label; one to predict on may have one column.
     """
 
     max_rows: int = 2_000_000
     max_columns: int = 5_000
     max_cell_chars: int = 10_000
     max_name_chars: int = 200
+    min_columns: int = 2
 
 
 @dataclass(eq=False)

@@ -24,3 +24,9 @@ def is_column_field(name):
 def number(value):
     """Format a number compactly (integers without a decimal point, else 6 significant digits)."""
     return "—" if value is None else format_number(value)
+
+
+@register.filter
+def thousands(value):
+    """Format a whole number with thousands separators."""
+    return f"{int(value):,}"
