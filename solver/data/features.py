@@ -98,11 +98,11 @@ def preview_from_profile(columns, roles, method, n_rows):
         "exact": method.exact,
         "n_rows": int(n_rows),
         "n_features": int(total),
-        "n_features_more": any(c["distinct_more"] for c in many),
+        "n_features_more": any(c.get("distinct_more", False) for c in many),
         "features": features[:LISTED],
         "estimated": estimated,
         "notes": notes,
-        "slow": slow_warning(total, any(c["distinct_more"] for c in many)),
+        "slow": slow_warning(total, any(c.get("distinct_more", False) for c in many)),
         "report": {},
     }
 
@@ -112,7 +112,7 @@ def _column_preview(entry, roles, method):
     name, kind = entry["name"], entry["type"]
     if kind in ("empty", "constant"):
         return [], 0, entry.get("note")
-    if entry["numeric"]:
+    if entry.get("numeric", "minimum" in entry):
         return _numeric_preview(entry, method)
     counts = entry.get("counts", {})
     if name in roles.ordered:
@@ -129,7 +129,7 @@ def _column_preview(entry, roles, method):
     kept = ranked[: roles.max_categories]
     items = [_item(predicates.equals(name, v), c) for v, c in sorted(kept)]
     rare_rows = entry.get("other_rows", 0) + sum(c for _, c in ranked[roles.max_categories:])
-    if len(kept) < entry["distinct"] or entry["distinct_more"]:
+    if len(kept) < entry["distinct"] or entry.get("distinct_more", False):
         items.append(_item(predicates.other(name, [v for v, _ in kept]), rare_rows))
     return items, len(items), entry.get("note")
 
@@ -149,7 +149,7 @@ def _numeric_preview(entry, method):
         cuts = thresholds.exact_cuts(uniq) if method.name == "exact" else thresholds.quantile_cuts(uniq, counts, method.k)
         support = thresholds.rows_at_or_below(uniq, counts, cuts)
         return [_item(predicates.threshold(name, t), s) for t, s in zip(cuts, support)], len(cuts), None
-    more = "more than " if entry["distinct_more"] else ""
+    more = "more than " if entry.get("distinct_more", False) else ""
     count = entry["distinct"] - 1
     if method.name == "exact":
         return [], count, MANY
@@ -168,7 +168,7 @@ def _many_note(entries):
     """Return one sentence about the columns whose exact thresholds are too many to list."""
     names = ", ".join(repr(c["name"]) for c in entries[:6]) + (f" and {len(entries) - 6} more" if len(entries) > 6 else "")
     fewest = min(c["distinct"] for c in entries)
-    more = "more than " if any(c["distinct_more"] for c in entries) else "at least "
+    more = "more than " if any(c.get("distinct_more", False) for c in entries) else "at least "
     return (f"{len(entries)} column{'s' if len(entries) > 1 else ''} ({names}) ha{'ve' if len(entries) > 1 else 's'} "
             f"{more}{fewest:,} distinct values each, so as many exact thresholds; they are not listed.")
 
