@@ -13,7 +13,7 @@ Two ways to the same JSON-able ``dict``:
 
 The dict holds ``method``, ``exact``, ``n_features``, ``features`` (up to
 ``LISTED`` of ``{"text", "column", "support"}``), ``estimated``, ``notes``,
-``slow`` (a warning sentence or None) and, from a problem, the report of
+``slow`` (a warning sentence or None), ``by_column`` (``[column, count]``) and, from a problem, the report of
 ``solver.data.binarize.binarization_report``.
 """
 
@@ -48,6 +48,10 @@ def preview_from_problem(problem):
         for p, s in zip(problem.features[:LISTED], support[:LISTED].tolist())
     ]
     report = dict(problem.binarization)
+    by_column = {}
+    for p in problem.features:
+        column = predicates.columns_used(p)[0]
+        by_column[column] = by_column.get(column, 0) + 1
     return {
         "method": report.get("method", ""),
         "exact": report.get("exact", True),
@@ -57,6 +61,7 @@ def preview_from_problem(problem):
         "estimated": False,
         "notes": [n for n in problem.notes if n != report.get("note")],
         "slow": slow_warning(problem.n_features),
+        "by_column": list(by_column.items()),
         "report": report,
     }
 
@@ -74,11 +79,14 @@ def preview_from_profile(columns, roles, method, n_rows):
     """
     method = parse_method(method)
     by_name = {c["name"]: c for c in columns}
-    features, notes, total, many = [], [], 0, []
+    features, notes, total, many, by_column = [], [], 0, [], []
     for name in roles.feature_columns([c["name"] for c in columns]):
         entry = by_name[name]
         items, count, note = _column_preview(entry, roles, method)
         total += count
+        missing_feature = entry["missing"] and roles.policy(name) == "feature" and entry["type"] != "empty"
+        if count + bool(missing_feature):
+            by_column.append([name, count + bool(missing_feature)])
         features += items
         if note == MANY:
             many.append(entry)
@@ -103,6 +111,7 @@ def preview_from_profile(columns, roles, method, n_rows):
         "estimated": estimated,
         "notes": notes,
         "slow": slow_warning(total, any(c.get("distinct_more", False) for c in many)),
+        "by_column": by_column,
         "report": {},
     }
 
