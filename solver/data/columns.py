@@ -17,7 +17,6 @@ import numpy as np
 
 from solver.data import thresholds
 from solver.data.table import MISSING_TOKENS
-from solver.predicates import as_text
 
 SAMPLE_SIZE = 10_000
 HIST_STORE = 1_000
