@@ -95,7 +95,8 @@ def write_predictions(model, f, out, limits=ReadLimits(min_columns=1), id_column
     DataError
         The file is unusable or lacks a column the model needs.
     """
-    chunks = iter_tables(f, limits)
+    text = {p["column"] for p in _leaves(used_predicates(model)) if p["kind"] in ("equals", "ordinal", "other")}
+    chunks = iter_tables(f, limits, text)
     names = next(chunks)
     check_names(model, names)
     if id_column is not None and id_column not in names:

@@ -34,6 +34,8 @@ def parse_key(raw):
         x = float(s)
     except ValueError:
         return "text", s
+    if math.isnan(x):
+        return "missing", None  # '-nan' and friends, as numpy's parser reads them
     return ("num", x) if math.isfinite(x) else ("text", s)
 
 

@@ -46,11 +46,13 @@ def read_table(data, limits=ReadLimits(), numeric=None):
     return Table(columns, source.delimiter, source.encoding, list(source.notes), source.format)
 
 
-def iter_tables(f, limits=ReadLimits()):
+def iter_tables(f, limits=ReadLimits(), text=frozenset()):
     """Yield the file as a sequence of ``Table`` chunks, each column typed within its chunk.
 
     Predicates evaluate value by value, so chunk-local types predict the same
-    as the whole table would; memory stays at one chunk.
+    as the whole table would; memory stays at one chunk. Columns in ``text``
+    are always kept as text, so that a category ``01`` stays ``01`` in a
+    chunk where every value looks like a number.
 
     Yields
     ------
@@ -65,7 +67,8 @@ def iter_tables(f, limits=ReadLimits()):
         canonical = {}
         columns = {}
         for name, (kind, values) in zip(source.names, chunk):
-            numeric = {name} if kind == "raw" and (fast_numbers(values) is not None or parse_cells(values)[2]) else set()
+            numeric = set() if name in text or kind != "raw" else \
+                {name} if fast_numbers(values) is not None or parse_cells(values)[2] else set()
             columns[name] = _typed(name, kind, values, numeric, canonical)
         yield Table(columns, source.delimiter, source.encoding, list(source.notes), source.format)
 

@@ -114,3 +114,14 @@ def test_fit_takes_binarization_missing_policies_costs_and_orders(tmp_path):
     assert result["problem"]["n_samples"] == 48 and result["problem"]["binarization"]["method"] == "quantile:3"
     p = cli("fit", str(data), "--algorithm", "cart", "--ordered", "size=s<m", "--out", str(out))
     assert p.returncode != 0 and "'l', which is not in its declared order" in p.stderr
+
+
+def test_predict_keeps_categories_that_look_like_numbers_as_written(tmp_path):
+    train = tmp_path / "train.csv"
+    train.write_text("zip,label\n01,a\n02,b\nx1,a\n01,a\n02,b\nx1,b\n")
+    out = tmp_path / "r.json"
+    assert cli("fit", str(train), "--algorithm", "cart", "--out", str(out), "--quiet").returncode == 0
+    (tmp_path / "new.csv").write_text("zip\n01\n02\n")
+    p = cli("predict", str(out), str(tmp_path / "new.csv"), "--out", "-")
+    assert p.returncode == 0, p.stderr
+    assert [r["prediction"] for r in csv.DictReader(p.stdout.splitlines())] == ["a", "b"]
