@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "corelsweb.security.SecurityHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "corelsweb.urls"
@@ -226,7 +227,39 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 60
 CELERY_TASK_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 180
 CELERY_WORKER_SEND_TASK_EVENTS = True
-CELERY_TASK_DEFAULT_QUEUE = "runs"
+# Two queues so that a long search never blocks quick ones: runs are routed by
+# their estimated difficulty and time limit (corelsweb.runs.services.queue_for).
+CELERY_TASK_DEFAULT_QUEUE = "short"
+CORELSWEB_QUEUES = ("short", "long")
+CORELSWEB_LONG_RUN_SECONDS = envint("CORELSWEB_LONG_RUN_SECONDS", 300)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD_KB", 8 * 2**20)
+# A running run whose heartbeat is older than this is presumed orphaned (its worker died).
+CORELSWEB_STALE_SECONDS = envint("CORELSWEB_STALE_SECONDS", 90)
+CORELSWEB_MAX_ATTEMPTS = envint("CORELSWEB_MAX_ATTEMPTS", 3)
+CORELSWEB_RECONCILE_SECONDS = envint("CORELSWEB_RECONCILE_SECONDS", 30)
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-runs": {"task": "corelsweb.runs.tasks.reconcile_task", "schedule": CORELSWEB_RECONCILE_SECONDS,
+                       "options": {"queue": "short", "expires": CORELSWEB_RECONCILE_SECONDS}},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# Quotas per user
+CORELSWEB_MAX_ACTIVE_RUNS = envint("CORELSWEB_MAX_ACTIVE_RUNS", 200)
+CORELSWEB_MAX_STORAGE_BYTES = envint("CORELSWEB_MAX_STORAGE_BYTES", 2 * 2**30)
+
+# Caches (rate limits): Redis when there is one, else files in var/ (shared by all web processes).
+if os.environ.get("REDIS_URL"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": os.environ["REDIS_URL"], "KEY_PREFIX": "corelsweb"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": str(VAR_DIR / "cache")}}
+
+# Rate limits: failed sign-ins per username and per client address, uploads per user.
+CORELSWEB_LOGIN_FAILURES = envint("CORELSWEB_LOGIN_FAILURES", 10)
+CORELSWEB_LOGIN_WINDOW_SECONDS = envint("CORELSWEB_LOGIN_WINDOW_SECONDS", 900)
+CORELSWEB_UPLOADS_PER_HOUR = envint("CORELSWEB_UPLOADS_PER_HOUR", 60)
+CORELSWEB_TRUST_X_FORWARDED_FOR = envbool("CORELSWEB_TRUST_X_FORWARDED_FOR", False)
 
 # Security
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)

@@ -15,9 +15,10 @@ import sys
 import tempfile
 from dataclasses import replace
 
-from solver import export, registry
+from solver import export, metrics, registry
 from solver.api import Limits, ProblemError, Result, solve
 from solver.data import DataError, Roles, make_problem, read_file
+from solver.data.evaluation import problem_like, split_table
 from solver.data.profile import identifier_columns
 from solver.predict import neutralize, write_predictions  # noqa: F401 (neutralize: re-exported)
 from solver.registry import ParameterError
@@ -53,6 +54,9 @@ def build_parser():
     fit.add_argument("--ordered", action="append", default=[], metavar="COL=LOW<...<HIGH",
                      help="declared order of a categorical column (binarized as COL ≤ v)")
     fit.add_argument("--max-categories", type=int, default=50, help="values of a text column with a feature each")
+    fit.add_argument("--holdout", type=float, help="fraction of rows held out for testing (stratified)")
+    fit.add_argument("--test", help="CSV of test rows with the same columns")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the holdout split (default 0)")
     fit.add_argument("--time-limit", type=float, help="seconds")
     fit.add_argument("--node-limit", type=int)
     fit.add_argument("--memory-limit", type=float, help="megabytes")
@@ -147,7 +151,11 @@ def fit(args):
     params = parse_params(args.param)
     config = algorithm.clean(params)
     table = read_file(args.data)
-    problem = make_problem(table, roles_from_args(args, table, algorithm, config), args.binarize)
+    roles = roles_from_args(args, table, algorithm, config)
+    train, test, description = split_table(table, roles, holdout=args.holdout, seed=args.seed)
+    if args.test:
+        test, description = read_file(args.test), f"test file {args.test}"
+    problem = make_problem(train, roles, args.binarize)
     for text in table.notes + problem.notes:
         note(args, text)
     limits = Limits(
@@ -157,7 +165,10 @@ def fit(args):
     )
     on_progress = None if args.quiet else _print_progress
     result = solve(problem, args.algorithm, config, limits, on_progress)
-    result.test_vectors = export.test_vectors(result.model, table)
+    result.test_vectors = export.test_vectors(result.model, train)
+    if test is not None:
+        result.holdout = {"description": description,
+                          "metrics": metrics.evaluate(result.model, problem_like(problem, test, roles))}
     if not args.quiet:
         sys.stderr.write("\n")
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")

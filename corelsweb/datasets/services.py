@@ -6,12 +6,14 @@ import io
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from corelsweb.datasets.models import Dataset
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.datasets.uploads import size_words
+from corelsweb.security import hit
 from solver import predict, registry
 from solver.data import DataError, ReadLimits, Roles, make_problem, profile_file, read_table
 from solver.data.binarize import parse_method
@@ -243,3 +245,15 @@ def write_predictions(model, uploaded, out, id_column=None):
 def model_columns(run):
     """Return the raw columns the model of ``run`` reads."""
     return predict.needed_columns(model_from_dict(run.result["model"]))
+
+
+def check_upload_allowed(user, size):
+    """Raise ``DataError`` when the user uploads too often or would pass their storage quota."""
+    if hit(f"upload:{user.pk}", settings.CORELSWEB_UPLOADS_PER_HOUR, 3600):
+        raise DataError(f"You have uploaded {settings.CORELSWEB_UPLOADS_PER_HOUR} files in the last hour; "
+                        "wait a while before uploading more.")
+    used = user.datasets.aggregate(total=Sum("size_bytes"))["total"] or 0
+    quota = settings.CORELSWEB_MAX_STORAGE_BYTES
+    if used + (size or 0) > quota:
+        raise DataError(f"Your datasets use {used / 2**20:.1f} MB of your {quota / 2**20:.0f} MB; delete some "
+                        "before uploading more.")

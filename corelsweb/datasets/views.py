@@ -32,6 +32,7 @@ def upload(request):
         uploaded = form.cleaned_data["file"]
         try:
             services.check_upload_size(uploaded)
+            services.check_upload_allowed(request.user, uploaded.size)
             dataset = services.create_dataset(request.user, form.cleaned_data["name"], uploaded, uploaded.name)
         except DataError as e:
             form.add_error("file", str(e))
