@@ -182,8 +182,14 @@ MEDIA_URL = "/media-not-served/"
 CORELSWEB_MAX_UPLOAD_BYTES = envint("CORELSWEB_MAX_UPLOAD_BYTES", 256 * 2**20)
 CORELSWEB_MAX_ROWS = envint("CORELSWEB_MAX_ROWS", 2_000_000)
 CORELSWEB_MAX_COLUMNS = envint("CORELSWEB_MAX_COLUMNS", 5_000)
+CORELSWEB_MAX_CELL_CHARS = envint("CORELSWEB_MAX_CELL_CHARS", 10_000)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 2**20
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 2**20
+# Every upload is streamed to a temporary file and refused past CORELSWEB_MAX_UPLOAD_BYTES.
+FILE_UPLOAD_HANDLERS = ["corelsweb.datasets.uploads.LimitedUploadHandler"]
+# Datasets up to this many cells are binarized in full on their page (boosted cuts, measured loss);
+# larger ones are previewed from their stored column histograms.
+CORELSWEB_PREVIEW_MAX_CELLS = envint("CORELSWEB_PREVIEW_MAX_CELLS", 2_000_000)
 
 # Runs
 CORELSWEB_DEFAULT_TIME_LIMIT = envint("CORELSWEB_DEFAULT_TIME_LIMIT", 120)

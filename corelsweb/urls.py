@@ -31,6 +31,7 @@ urlpatterns = [
     path("runs/<int:pk>/progress.json", run_views.progress, name="run-progress"),
     path("runs/<int:pk>/result.json", run_views.result_json, name="run-result-json"),
     path("runs/<int:pk>/export/<slug:fmt>/", run_views.export_model, name="run-export"),
+    path("runs/<int:pk>/predict/", dataset_views.predict, name="run-predict"),
     path("runs/<int:pk>/cancel/", run_views.cancel, name="run-cancel"),
     path("runs/<int:pk>/retry/", run_views.retry, name="run-retry"),
     path("runs/<int:pk>/delete/", run_views.delete, name="run-delete"),

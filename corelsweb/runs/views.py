@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from corelsweb.datasets.services import get_dataset_for_user
+from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user
 from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
 from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import path_figure
@@ -41,9 +41,11 @@ def new_run(request, dataset_pk, algorithm):
         initial = RunForm.initial_from(spec, earlier.params, earlier.limits, earlier.evaluation)
     form = RunForm(spec, request.POST or None, initial=initial, dataset=dataset)
     if request.method == "POST" and form.is_valid():
-        missing = services.missing_roles(dataset, spec, form.cleaned_data["params"])
-        if missing:
-            form.add_error(None, f"{spec.title} needs {' and '.join(missing)}; set it on the dataset page first.")
+        problems = algorithm_problems(dataset, spec, form.cleaned_data["params"])
+        for problem in problems:
+            form.add_error(None, problem)
+        if problems:
+            pass
         elif services.quota_problem(request.user):
             form.add_error(None, services.quota_problem(request.user))
         else:

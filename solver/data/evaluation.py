@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver import predicates
-from solver.data.binarize import label_classes
+from solver.data.binarize import label_classes, rows_to_keep
 from solver.data.table import DataError
 from solver.problem import Problem
 
@@ -58,10 +58,12 @@ def problem_like(problem, table, roles):
     the new rows (no new thresholds), and labels map onto the training
     classes, so a model fitted on ``problem`` can be scored on the result.
     """
+    # The rows training would leave out (a missing label, a 'drop'-policy feature) cannot be scored either.
+    keep, _ = rows_to_keep(table, roles, roles.feature_columns(table.names))
+    table = table if keep.all() else table.take(keep)
     X = predicates.evaluate_all(problem.features, table.columns)
     fields = {}
     if roles.label:
-        label_classes(table[roles.label])  # refuses missing labels with a plain message
         values = [predicates.as_text(v) for v in table[roles.label]]
         index = {c: i for i, c in enumerate(problem.classes)}
         unknown = sorted({v for v in values if v not in index})

@@ -76,6 +76,7 @@ def matrix(w):
         "run-progress": ("get", [r], owner_only),
         "run-result-json": ("get", [r], owner_only),
         "run-export": ("get", [r, "python"], owner_only),
+        "run-predict": ("get", [r], owner_only),
         "run-cancel": ("post", [r], owner_post),
         "run-retry": ("post", [r], owner_post),
         "run-delete": ("post", [r], owner_post),
