@@ -4,11 +4,23 @@ alice owns things, bob sees them only through a share link, charlie is a
 stranger who must get 404 everywhere.
 """
 
+import os
 from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parent.parent / "shared"
+def _find_shared():
+    # ../shared beside the project; a clone elsewhere (CI in a temporary directory) finds the
+    # workspace copy, or CORELSWEB_SHARED_DIR.
+    candidates = [os.environ.get("CORELSWEB_SHARED_DIR"), Path(__file__).resolve().parent.parent / "shared",
+                  "/work/shared"]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "datasets").is_dir():
+            return Path(candidate)
+    return Path(__file__).resolve().parent.parent / "shared"
+
+
+SHARED = _find_shared()
 DATASETS = SHARED / "datasets"
 
 
@@ -60,3 +72,12 @@ def charlie_client(client, charlie):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(settings):
+    # Rate-limit counters must not leak between tests (nor touch the broker's Redis database).
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    from django.core.cache import cache
+
+    cache.clear()

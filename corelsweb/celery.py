@@ -22,6 +22,16 @@ def warm_solvers():
 
 
 @worker_process_init.connect
+def start_heartbeat(**kwargs):
+    # Each pool process reports itself (host:pid, current run, load) for the staff queue page.
+    from corelsweb.ops import workers
+    from corelsweb.runs.services import worker_id
+
+    queues = ",".join(q.name for q in app.amqp.queues.consume_from.values()) if app.amqp.queues.consume_from else ""
+    workers.start(worker_id(), queues)
+
+
+@worker_process_init.connect
 def warm_in_background(**kwargs):
     # In a thread, so the pool child reports ready at once; a task that needs a
     # kernel still compiling waits on numba's compile lock.

@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "corelsweb.security.SecurityHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "corelsweb.urls"
@@ -181,8 +182,14 @@ MEDIA_URL = "/media-not-served/"
 CORELSWEB_MAX_UPLOAD_BYTES = envint("CORELSWEB_MAX_UPLOAD_BYTES", 256 * 2**20)
 CORELSWEB_MAX_ROWS = envint("CORELSWEB_MAX_ROWS", 2_000_000)
 CORELSWEB_MAX_COLUMNS = envint("CORELSWEB_MAX_COLUMNS", 5_000)
+CORELSWEB_MAX_CELL_CHARS = envint("CORELSWEB_MAX_CELL_CHARS", 10_000)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 2**20
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 2**20
+# Every upload is streamed to a temporary file and refused past CORELSWEB_MAX_UPLOAD_BYTES.
+FILE_UPLOAD_HANDLERS = ["corelsweb.datasets.uploads.LimitedUploadHandler"]
+# Datasets up to this many cells are binarized in full on their page (boosted cuts, measured loss);
+# larger ones are previewed from their stored column histograms.
+CORELSWEB_PREVIEW_MAX_CELLS = envint("CORELSWEB_PREVIEW_MAX_CELLS", 2_000_000)
 
 # Runs
 CORELSWEB_DEFAULT_TIME_LIMIT = envint("CORELSWEB_DEFAULT_TIME_LIMIT", 120)
@@ -220,7 +227,39 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 60
 CELERY_TASK_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 180
 CELERY_WORKER_SEND_TASK_EVENTS = True
-CELERY_TASK_DEFAULT_QUEUE = "runs"
+# Two queues so that a long search never blocks quick ones: runs are routed by
+# their estimated difficulty and time limit (corelsweb.runs.services.queue_for).
+CELERY_TASK_DEFAULT_QUEUE = "short"
+CORELSWEB_QUEUES = ("short", "long")
+CORELSWEB_LONG_RUN_SECONDS = envint("CORELSWEB_LONG_RUN_SECONDS", 300)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD_KB", 8 * 2**20)
+# A running run whose heartbeat is older than this is presumed orphaned (its worker died).
+CORELSWEB_STALE_SECONDS = envint("CORELSWEB_STALE_SECONDS", 90)
+CORELSWEB_MAX_ATTEMPTS = envint("CORELSWEB_MAX_ATTEMPTS", 3)
+CORELSWEB_RECONCILE_SECONDS = envint("CORELSWEB_RECONCILE_SECONDS", 30)
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-runs": {"task": "corelsweb.runs.tasks.reconcile_task", "schedule": CORELSWEB_RECONCILE_SECONDS,
+                       "options": {"queue": "short", "expires": CORELSWEB_RECONCILE_SECONDS}},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# Quotas per user
+CORELSWEB_MAX_ACTIVE_RUNS = envint("CORELSWEB_MAX_ACTIVE_RUNS", 200)
+CORELSWEB_MAX_STORAGE_BYTES = envint("CORELSWEB_MAX_STORAGE_BYTES", 2 * 2**30)
+
+# Caches (rate limits): Redis when there is one, else files in var/ (shared by all web processes).
+if os.environ.get("REDIS_URL"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": os.environ["REDIS_URL"], "KEY_PREFIX": "corelsweb"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": str(VAR_DIR / "cache")}}
+
+# Rate limits: failed sign-ins per username and per client address, uploads per user.
+CORELSWEB_LOGIN_FAILURES = envint("CORELSWEB_LOGIN_FAILURES", 10)
+CORELSWEB_LOGIN_WINDOW_SECONDS = envint("CORELSWEB_LOGIN_WINDOW_SECONDS", 900)
+CORELSWEB_UPLOADS_PER_HOUR = envint("CORELSWEB_UPLOADS_PER_HOUR", 60)
+CORELSWEB_TRUST_X_FORWARDED_FOR = envbool("CORELSWEB_TRUST_X_FORWARDED_FOR", False)
 
 # Security
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)

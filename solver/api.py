@@ -63,6 +63,9 @@ class Result:
     extras : dict
         Algorithm-specific JSON-able output beyond the one model, e.g. a
         Pareto front of trees (from the search's optional ``extras()``).
+    holdout : dict
+        ``{"description": str, "metrics": dict}`` of the model on rows it was
+        not fitted on, when the caller evaluated it (empty otherwise).
     test_vectors : list of dict
         Raw rows ``{"row": {column: value}, "expected": label}`` that exports
         of the model are checked against (filled by callers that hold the
@@ -82,6 +85,7 @@ class Result:
     problem: dict = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
     test_vectors: list = field(default_factory=list)
+    holdout: dict = field(default_factory=dict)
 
     @property
     def optimal(self):
@@ -114,6 +118,7 @@ class Result:
             "problem": self.problem,
             "extras": self.extras,
             "test_vectors": self.test_vectors,
+            "holdout": self.holdout,
         }
 
     @classmethod
@@ -136,6 +141,7 @@ class Result:
             problem=d.get("problem", {}),
             extras=d.get("extras", {}),
             test_vectors=d.get("test_vectors", []),
+            holdout=d.get("holdout", {}),
         )
 
 

@@ -7,13 +7,20 @@ non-zero exit code, never a traceback (``--debug`` shows it).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
+import os
 import sys
+import tempfile
+from dataclasses import replace
 
-from solver import export, registry
+from solver import export, metrics, registry
 from solver.api import Limits, ProblemError, Result, solve
 from solver.data import DataError, Roles, make_problem, read_file
+from solver.data.evaluation import problem_like, split_table
+from solver.data.profile import identifier_columns
+from solver.predict import neutralize, write_predictions  # noqa: F401 (neutralize: re-exported)
 from solver.registry import ParameterError
 
 EXIT_USAGE = 2
@@ -31,7 +38,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
 
     fit = sub.add_parser("fit", help="fit a model and write its result JSON")
-    fit.add_argument("data", help="CSV or TSV file with a header row")
+    fit.add_argument("data", help="CSV, TSV or Parquet file with a header row")
     fit.add_argument("--algorithm", required=True, help="one of: python -m solver algorithms")
     fit.add_argument("--label", help="label column (default: the last column)")
     for role in ROLE_OPTIONS:
@@ -39,7 +46,17 @@ def build_parser():
     fit.add_argument("--positive-class", help="label value that counts as positive")
     fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
     fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="algorithm parameter")
-    fit.add_argument("--binarize", default="exact", help="exact | quantile:K | none (default exact)")
+    fit.add_argument("--binarize", default="exact", help="exact | quantile:K | gbdt[:N[:D]] | none (default exact)")
+    fit.add_argument("--missing", action="append", default=[], metavar="[COL=]feature|drop",
+                     help="missing-value policy of every feature column, or of one (default: feature)")
+    fit.add_argument("--feature-cost", action="append", default=[], metavar="COL=COST",
+                     help="cost of testing a raw column (others cost 1 once one is given)")
+    fit.add_argument("--ordered", action="append", default=[], metavar="COL=LOW<...<HIGH",
+                     help="declared order of a categorical column (binarized as COL ≤ v)")
+    fit.add_argument("--max-categories", type=int, default=50, help="values of a text column with a feature each")
+    fit.add_argument("--holdout", type=float, help="fraction of rows held out for testing (stratified)")
+    fit.add_argument("--test", help="CSV of test rows with the same columns")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the holdout split (default 0)")
     fit.add_argument("--time-limit", type=float, help="seconds")
     fit.add_argument("--node-limit", type=int)
     fit.add_argument("--memory-limit", type=float, help="megabytes")
@@ -48,8 +65,9 @@ def build_parser():
 
     predict = sub.add_parser("predict", help="apply a fitted model to a raw CSV")
     predict.add_argument("result", help="result JSON written by fit")
-    predict.add_argument("data", help="CSV or TSV with the columns the model uses")
+    predict.add_argument("data", help="CSV, TSV or Parquet file with the columns the model uses")
     predict.add_argument("--out", required=True, help="where to write predictions CSV ('-' for stdout)")
+    predict.add_argument("--id", help="column of DATA to copy into every prediction row")
 
     exp = sub.add_parser("export", help="write a fitted model as JSON, a Python function or a SQL CASE expression")
     exp.add_argument("result", help="result JSON written by fit")
@@ -80,7 +98,52 @@ def roles_from_args(args, table, algorithm, config):
     if label is None and "label" in needs:
         label = names[-1]
     features = tuple(f.strip() for f in args.features.split(",")) if args.features else None
-    return Roles(label=label, features=features, positive_class=args.positive_class, **chosen)
+    roles = Roles(label=label, features=features, positive_class=args.positive_class,
+                  missing=missing_policies(args.missing, names), feature_cost=costs(args.feature_cost),
+                  ordered={c: [v.strip() for v in o.split("<")] for c, o in pairs(args.ordered, "--ordered").items()},
+                  max_categories=args.max_categories, **chosen)
+    if features is None:
+        # Row counters and free-text identifiers are noise to a tree; leave them out unless named.
+        ids = [c for c in identifier_columns(table) if c in roles.feature_columns(names)]
+        for c in ids:
+            note(args, f"column {c!r} looks like a row identifier and is left out (name it in --features to keep it).")
+        roles = replace(roles, ignore=tuple(ids))
+    return roles
+
+
+def pairs(items, option):
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise CliError(f"{option} needs COLUMN=VALUE, got {item!r}.")
+        column, value = item.split("=", 1)
+        out[column.strip()] = value.strip()
+    return out
+
+
+def costs(items):
+    out = {}
+    for column, value in pairs(items, "--feature-cost").items():
+        try:
+            out[column] = float(value)
+        except ValueError:
+            raise CliError(f"--feature-cost needs a number for {column!r}, got {value!r}.") from None
+    return out
+
+
+def missing_policies(items, names):
+    policies = {}
+    for item in items:
+        if "=" in item:
+            policies.update(pairs([item], "--missing"))
+        else:
+            policies.update({name: item.strip() for name in names})
+    return policies
+
+
+def note(args, text):
+    if not args.quiet:
+        print(f"note: {text}", file=sys.stderr)
 
 
 def fit(args):
@@ -88,7 +151,13 @@ def fit(args):
     params = parse_params(args.param)
     config = algorithm.clean(params)
     table = read_file(args.data)
-    problem = make_problem(table, roles_from_args(args, table, algorithm, config), args.binarize)
+    roles = roles_from_args(args, table, algorithm, config)
+    train, test, description = split_table(table, roles, holdout=args.holdout, seed=args.seed)
+    if args.test:
+        test, description = read_file(args.test), f"test file {args.test}"
+    problem = make_problem(train, roles, args.binarize)
+    for text in table.notes + problem.notes:
+        note(args, text)
     limits = Limits(
         time_limit=args.time_limit,
         node_limit=args.node_limit,
@@ -96,7 +165,10 @@ def fit(args):
     )
     on_progress = None if args.quiet else _print_progress
     result = solve(problem, args.algorithm, config, limits, on_progress)
-    result.test_vectors = export.test_vectors(result.model, table)
+    result.test_vectors = export.test_vectors(result.model, train)
+    if test is not None:
+        result.holdout = {"description": description,
+                          "metrics": metrics.evaluate(result.model, problem_like(problem, test, roles))}
     if not args.quiet:
         sys.stderr.write("\n")
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
@@ -130,41 +202,35 @@ def load_result(path):
 
 def predict(args):
     result = load_result(args.result)
-    table = read_file(args.data)
-    model = result.model
     try:
-        X = model.binarize(table.columns)
-    except KeyError as e:
-        raise CliError(f"The data lacks a column the model needs: {e.args[0]}") from None
-    position = model.apply(X)
-    outputs = model.predict(X)
-    header = ["row", "prediction", "rule" if hasattr(model, "antecedents") else "leaf"]
-    rows = [[i + 1, model.classes[outputs[i]] if model.classes else outputs[i], position[i]] for i in range(len(X))]
-    if model.counts.shape[1] == 2 and model.kind == "classification":
-        from solver.metrics import leaf_scores
-
-        score = leaf_scores(model)[position]
-        header.append("score")
-        rows = [r + [f"{s:.6g}"] for r, s in zip(rows, score)]
-    out = [header] + [[neutralize(c) for c in r] for r in rows]
-    write_csv(args.out, out)
+        data = open(args.data, "rb")
+    except OSError as e:
+        raise CliError(f"Cannot read {args.data}: {e.strerror}.") from None
+    with data, output_text(args.out) as out:
+        warnings = write_predictions(result.model, data, out, id_column=args.id)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
-def neutralize(cell):
-    """Defuse spreadsheet formula injection: prefix text cells starting with = + - @ with a quote."""
-    text = str(cell)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text):
+@contextlib.contextmanager
+def output_text(path):
+    """Yield a text stream to ``path`` ('-' = stdout); a file appears only once it is complete."""
+    if path == "-":
+        yield sys.stdout
+        return
+    folder = os.path.dirname(os.path.abspath(path))
     try:
-        float(text)
-        return True
-    except ValueError:
-        return False
+        handle, tmp = tempfile.mkstemp(dir=folder, prefix=".partial-", suffix=".csv")
+    except OSError as e:
+        raise CliError(f"Cannot write {path}: {e.strerror}.") from None
+    try:
+        with os.fdopen(handle, "w", newline="", encoding="utf-8") as out:
+            yield out
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def export_model(args):
@@ -223,6 +289,13 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("error: interrupted.", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader of our output went away (``| head``): stop quietly.
+        sys.stdout = open(os.devnull, "w")
+        return EXIT_INTERNAL
+    except MemoryError:
+        print("error: out of memory; try a smaller file or the quantile binarization.", file=sys.stderr)
+        return EXIT_INTERNAL
     except Exception as e:  # the promise is one sentence, never a traceback
         if args.debug:
             raise

@@ -96,6 +96,11 @@ def python_condition(p):
         return f"_is_one({col})"
     if kind == "missing":
         return f"_missing({col})"
+    if kind == "ordinal":
+        upto = p["order"][: p["order"].index(p["value"]) + 1]
+        return f"(_text({col}) in {tuple(sorted(upto))!r})"
+    if kind == "other":
+        return f"(_text({col}) not in {(None, *sorted(p['kept']))!r})"
     raise ValueError(f"unknown predicate kind {kind!r}")
 
 
@@ -183,6 +188,12 @@ def sql_condition(p):
         return f"COALESCE({col} = 1, FALSE)"
     if kind == "missing":
         return f"({col} IS NULL)"
+    if kind == "ordinal":
+        upto = p["order"][: p["order"].index(p["value"]) + 1]
+        return f"COALESCE(CAST({col} AS TEXT) IN ({', '.join(map(sql_literal, upto))}), FALSE)"
+    if kind == "other":
+        kept = ", ".join(map(sql_literal, p["kept"]))
+        return f"({col} IS NOT NULL AND CAST({col} AS TEXT) NOT IN ({kept}))"
     raise ValueError(f"unknown predicate kind {kind!r}")
 
 

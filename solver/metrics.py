@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.survival_metrics import tree_metrics
+
 
 def confusion_matrix(y, y_pred, n_classes, weights=None):
     """Return the (weighted) confusion matrix, rows = true class, columns = predicted.
@@ -107,8 +109,12 @@ def _classification(model, problem):
     )
 
 
+def _survival(model, problem):
+    return tree_metrics(model, problem.X, problem.event, problem.time)
+
+
 # Metrics per model kind; survival and policy entries come with their solvers.
-EVALUATORS = {"classification": _classification}
+EVALUATORS = {"classification": _classification, "survival": _survival}
 
 
 def evaluate(model, problem):

@@ -14,6 +14,12 @@ Kinds
     true iff the value (as text) equals ``v``; a missing value is false.
 ``{"kind": "missing", "column": c}``
     true iff the value is missing.
+``{"kind": "ordinal", "column": c, "order": [v1, v2, ...], "value": v}``
+    true iff the value (as text) comes at or before ``v`` in the declared
+    order of an ordered category; a missing or undeclared value is false.
+``{"kind": "other", "column": c, "kept": [v1, v2, ...]}``
+    true iff the value is present and none of ``kept`` (the rare values of
+    a categorical column grouped together, and any value not seen in training).
 ``{"kind": "not", "term": p}`` and ``{"kind": "and", "terms": [p, q, ...]}``
     negation and conjunction, for mined rules.
 """
@@ -45,6 +51,19 @@ def equals(column, value):
 def missing(column):
     """Return the predicate ``column is missing``."""
     return {"kind": "missing", "column": column}
+
+
+def ordinal(column, order, value):
+    """Return the predicate ``column ≤ value`` in the declared ``order`` of an ordered category."""
+    order = [str(v) for v in order]
+    if str(value) not in order:
+        raise ValueError(f"{value!r} is not in the declared order of {column!r}")
+    return {"kind": "ordinal", "column": column, "order": order, "value": str(value)}
+
+
+def other(column, kept):
+    """Return the predicate ``column`` is present and none of ``kept``."""
+    return {"kind": "other", "column": column, "kept": sorted(str(v) for v in kept)}
 
 
 def negate(p):
@@ -95,11 +114,20 @@ def text(p):
         return f"{p['column']} = {p['value']}"
     if kind == "missing":
         return f"{p['column']} is missing"
+    if kind == "ordinal":
+        return f"{p['column']} ≤ {p['value']}"
+    if kind == "other":
+        return f"{p['column']} = other ({_kept_text(p['kept'])})"
     if kind == "and":
         return " AND ".join(_text_in_conjunction(t) for t in p["terms"])
     if kind == "not":
         return negation_text(p["term"])
     raise ValueError(f"unknown predicate kind {kind!r}")
+
+
+def _kept_text(kept):
+    shown = ", ".join(kept[:3])
+    return f"not {shown}" if len(kept) <= 3 else f"not {shown} or {len(kept) - 3} more common values"
 
 
 def _text_in_conjunction(p):
@@ -119,12 +147,16 @@ def negation_text(p):
         return f"{p['column']} ≠ {p['value']}"
     if kind == "missing":
         return f"{p['column']} is not missing"
+    if kind == "ordinal":
+        return f"{p['column']} > {p['value']}"
+    if kind == "other":
+        return f"{p['column']} ≠ other ({_kept_text(p['kept'])})"
     if kind == "not":
         return text(p["term"])
     return f"not ({text(p)})"
 
 
-def evaluate(p, table):
+def evaluate(p, table, _cache=None):
     """Evaluate ``p`` on every row of a raw table.
 
     Parameters
@@ -141,11 +173,11 @@ def evaluate(p, table):
     """
     kind = p["kind"]
     if kind == "not":
-        return ~evaluate(p["term"], table)
+        return ~evaluate(p["term"], table, _cache)
     if kind == "and":
-        out = evaluate(p["terms"][0], table)
+        out = evaluate(p["terms"][0], table, _cache)
         for term in p["terms"][1:]:
-            out &= evaluate(term, table)
+            out &= evaluate(term, table, _cache)
         return out
     column = p["column"]
     if column not in table:
@@ -157,14 +189,41 @@ def evaluate(p, table):
         numbers = _as_float(values)
         with np.errstate(invalid="ignore"):
             return numbers <= p["threshold"]
+    if kind == "binary" and values.dtype.kind in "fiub":
+        with np.errstate(invalid="ignore"):
+            return np.asarray(values, dtype=np.float64) == 1.0
+    if kind not in ("equals", "binary", "ordinal", "other"):
+        raise ValueError(f"unknown predicate kind {kind!r}")
+    # Text tests: decide once per distinct value, then look the rows up.
+    cache = {} if _cache is None else _cache
+    if column not in cache:
+        cache[column] = _text_codes(values)
+    codes, texts = cache[column]
+    return _text_truth(p, texts)[codes]
+
+
+def _text_codes(values):
+    """Return ``(codes, texts)``: each row's index into the distinct values' texts (missing = "")."""
+    index = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64,
+                        count=len(values))
+    return codes, [as_text(v) for v in index]
+
+
+def _text_truth(p, texts):
+    kind = p["kind"]
     if kind == "equals":
-        return np.array([as_text(v) == p["value"] for v in values], dtype=bool)
-    if kind == "binary":
-        if values.dtype.kind in "fiub":
-            with np.errstate(invalid="ignore"):
-                return np.asarray(values, dtype=np.float64) == 1.0
-        return np.array([as_text(v).lower() in TRUE_WORDS for v in values], dtype=bool)
-    raise ValueError(f"unknown predicate kind {kind!r}")
+        truth = [t == p["value"] for t in texts]
+    elif kind == "binary":
+        truth = [t.lower() in TRUE_WORDS for t in texts]
+    elif kind == "ordinal":
+        rank = {v: i for i, v in enumerate(p["order"])}
+        limit = rank[p["value"]]
+        truth = [rank.get(t, limit + 1) <= limit for t in texts]
+    else:
+        kept = set(p["kept"])
+        truth = [t != "" and t not in kept for t in texts]
+    return np.array(truth, dtype=bool)
 
 
 def _is_missing(values):
@@ -208,6 +267,7 @@ def evaluate_all(features, table):
     """
     n = len(next(iter(table.values()))) if table else 0
     X = np.zeros((n, len(features)), dtype=np.uint8)
+    cache = {}
     for j, p in enumerate(features):
-        X[:, j] = evaluate(p, table)
+        X[:, j] = evaluate(p, table, cache)
     return X

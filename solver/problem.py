@@ -41,6 +41,8 @@ class Problem:
         Name of the label column (or of the survival time column).
     notes : list of str
         Plain sentences about how the raw table became this problem.
+    binarization : dict
+        How the features were made (``solver.data.binarize.binarization_report``).
     """
 
     X: np.ndarray
@@ -57,6 +59,7 @@ class Problem:
     feature_cost: np.ndarray | None = None
     label_name: str = "label"
     notes: list = field(default_factory=list)
+    binarization: dict = field(default_factory=dict)
 
     def __post_init__(self):
         X = np.ascontiguousarray(self.X, dtype=np.uint8)
@@ -134,4 +137,8 @@ class Problem:
             out["class_counts"] = np.bincount(self.y, minlength=self.n_classes).tolist()
         if self.event is not None:
             out["events"] = int(self.event.sum())
+        if self.notes:
+            out["notes"] = list(self.notes)
+        if self.binarization:
+            out["binarization"] = dict(self.binarization)
         return out

@@ -65,12 +65,14 @@ class Param:
         return self.label or self.name.replace("_", " ").capitalize()
 
     def clean(self, value):
-        """Return ``value`` converted to this parameter's type, or raise ``ParameterError``."""
+        """Return ``value`` converted to this parameter's type, or raise ``ParameterError``.
+
+        ``None`` or an empty string means "no value": allowed for optional
+        parameters (e.g. no depth limit), refused otherwise.
+        """
         if value is None or (isinstance(value, str) and value.strip() == ""):
             if self.optional:
                 return None
-            if value is None:
-                return self.default
             raise ParameterError(f"{self.name} needs a value.")
         converters = {"int": _to_int, "float": _to_float, "bool": _to_bool, "choice": str}
         try:
@@ -181,7 +183,7 @@ class Algorithm:
             raise ParameterError(
                 f"{self.name} has no parameter {unknown[0]!r}; its parameters are {', '.join(sorted(known))}."
             )
-        config = {p.name: p.clean(params.get(p.name)) for p in self.params}
+        config = {p.name: p.clean(params[p.name]) if p.name in params else p.default for p in self.params}
         if self.check is not None:
             self.check(config)
         return config

@@ -17,11 +17,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from solver import predicates, registry
+from solver import predicates, registry, survival
 from solver.api import Limits, solve
 from solver.data.binarize import Roles, make_problem
 from solver.data.table import Table
 from solver.problem import Problem
+from solver.survival_metrics import tree_metrics
 
 SOLVE_OPTIONS = ("time_limit", "node_limit", "binarize")
 
@@ -165,3 +166,101 @@ class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+class OSSTSurvivalTree(BaseEstimator):
+    """Optimal sparse survival tree (OSST): Kaplan-Meier leaves, minimal IBS + λ × leaves.
+
+    Follows scikit-survival's conventions: ``y`` is a structured array with
+    a boolean event field and a float time field (``solver.survival.survival_y``
+    builds one; scikit-survival's ``Surv.from_arrays`` works too).
+
+    Fitted attributes: ``model_`` (a survival ``solver.models.Tree``),
+    ``result_``, ``objective_``, ``lower_bound_``, ``optimal_``,
+    ``unique_times_`` (the distinct training times), ``n_features_in_``.
+    """
+
+    algorithm = "osst"
+
+    def __init__(self, *, regularization=0.01, max_depth=4, min_samples_leaf=7, time_normalizer="range",
+                 ipcw_ties="osst", use_lookahead_bound=True, use_equivalent_points_bound=True,
+                 use_incremental_progress_bound=True, use_subtree_bound=True, use_reference_bound=False,
+                 reference_model="class_km", time_limit=None, node_limit=None, binarize="exact"):
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.time_normalizer = time_normalizer
+        self.ipcw_ties = ipcw_ties
+        self.use_lookahead_bound = use_lookahead_bound
+        self.use_equivalent_points_bound = use_equivalent_points_bound
+        self.use_incremental_progress_bound = use_incremental_progress_bound
+        self.use_subtree_bound = use_subtree_bound
+        self.use_reference_bound = use_reference_bound
+        self.reference_model = reference_model
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
+
+    def fit(self, X, y):
+        """Fit the tree to features ``X`` and the structured survival target ``y``; return ``self``."""
+        names = _feature_names(X)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
+        event, time = survival.split_survival_y(y)
+        if len(event) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(event)}")
+        self.feature_names_in_ = np.asarray(names, dtype=object) if names is not None else None
+        names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
+        table = Table({name: X[:, j] for j, name in enumerate(names)})
+        table.columns["__time__"], table.columns["__event__"] = time, event.astype(np.float64)
+        problem = make_problem(table, Roles(time="__time__", event="__event__"), self.binarize)
+        params = {p.name: getattr(self, p.name) for p in registry.get(self.algorithm).params}
+        self.result_ = solve(problem, self.algorithm, params, Limits(time_limit=self.time_limit,
+                                                                     node_limit=self.node_limit))
+        self.model_ = self.result_.model
+        self.unique_times_ = np.unique(time)
+        self.objective_ = self.result_.objective
+        self.lower_bound_ = self.result_.lower_bound
+        self.optimal_ = self.result_.optimal
+        self._train = (event, time)
+        return self
+
+    def _binary(self, X):
+        check_is_fitted(self, "model_")
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
+        names = self.feature_names_in_ if self.feature_names_in_ is not None else [f"x{j}" for j in range(X.shape[1])]
+        return self.model_.binarize({name: X[:, j] for j, name in enumerate(names)})
+
+    def apply(self, X):
+        """Return the node index of the leaf each row reaches."""
+        Xb = self._binary(X)
+        return self.model_.apply(Xb)
+
+    def predict_survival_function(self, X, return_array=False):
+        """Return each row's leaf KM curve: ``StepCurve`` objects, or values at ``unique_times_`` with ``return_array``."""
+        leaves = self.apply(X)
+        curves = self.model_.curves
+        if return_array:
+            table = {leaf: survival.step_values(c["time"], c["survival"], self.unique_times_) for leaf, c in curves.items()}
+            return np.array([table[leaf] for leaf in leaves]).reshape(len(leaves), len(self.unique_times_))
+        steps = {leaf: survival.StepCurve(c["time"], c["survival"]) for leaf, c in curves.items()}
+        return np.array([steps[leaf] for leaf in leaves], dtype=object)
+
+    def predict(self, X):
+        """Return a risk score per row: minus the area under its curve up to the last training time.
+
+        Higher means shorter expected survival (scikit-survival's sign convention).
+        """
+        estimates = self.predict_survival_function(X, return_array=True)
+        return -(estimates[:, :-1] * np.diff(self.unique_times_)).sum(axis=1)
+
+    def score(self, X, y):
+        """Return Harrell's concordance index of the predicted curves (the OSST paper's Eq. 43)."""
+        return self.metrics(X, y)["harrell_c"]
+
+    def metrics(self, X, y):
+        """Return IBS, IBS ratio, Harrell's C and Uno's C on ``(X, y)``, with Ĝ from the training data."""
+        event, time = survival.split_survival_y(y)
+        Xb = self._binary(X)
+        train_event, train_time = self._train
+        return tree_metrics(self.model_, Xb, event, time, train_event=train_event, train_time=train_time,
+                            ties=self.ipcw_ties, normalizer=self.time_normalizer)

@@ -29,3 +29,43 @@ def assert_bound_trace_valid(trace, status=None, tol=1e-9):
             raise AssertionError(f"lower bound {lo} exceeds upper bound {up} at point {i}")
     if status == "optimal" and lower and (lower[-1] is None or upper[-1] is None or abs(lower[-1] - upper[-1]) > tol):
         raise AssertionError(f"optimal run ends with lower {lower[-1]} != upper {upper[-1]}")
+
+
+def assert_survival_curve_valid(curve, tol=1e-12):
+    """Check a Kaplan-Meier curve dict (``time``, ``survival`` and optionally ``at_risk``,
+    ``events``, ``censored``, ``lower``, ``upper``): times strictly increase, survival lies in
+    [0, 1] and never rises, the band holds the curve, and the counts agree with the steps."""
+    time, survival = list(curve["time"]), list(curve["survival"])
+    if len(time) != len(survival):
+        raise AssertionError(f"curve has {len(time)} times but {len(survival)} survival values")
+    if any(b <= a for a, b in zip(time, time[1:])):
+        raise AssertionError("curve times are not strictly increasing")
+    if any(not (-tol <= s <= 1 + tol) for s in survival):
+        raise AssertionError("survival value outside [0, 1]")
+    rises = [i for i in range(1, len(survival)) if survival[i] > survival[i - 1] + tol]
+    if rises:
+        raise AssertionError(f"survival rises at time {time[rises[0]]}")
+    for name in ("lower", "upper", "at_risk", "events", "censored"):
+        if name in curve and len(curve[name]) != len(time):
+            raise AssertionError(f"curve {name} has {len(curve[name])} entries, expected {len(time)}")
+    if "lower" in curve and "upper" in curve:
+        for t, lo, s, up in zip(time, curve["lower"], survival, curve["upper"]):
+            if not (lo - tol <= s <= up + tol):
+                raise AssertionError(f"confidence band [{lo}, {up}] does not hold survival {s} at time {t}")
+    if "at_risk" in curve and "events" in curve:
+        _assert_counts_match_steps(time, survival, curve, tol)
+
+
+def _assert_counts_match_steps(time, survival, curve, tol):
+    at_risk, events = list(curve["at_risk"]), list(curve["events"])
+    censored = list(curve.get("censored", [0] * len(time)))
+    previous = 1.0
+    for k, t in enumerate(time):
+        if events[k] > at_risk[k] or events[k] < 0:
+            raise AssertionError(f"{events[k]} events with {at_risk[k]} at risk at time {t}")
+        if k + 1 < len(time) and at_risk[k + 1] != at_risk[k] - events[k] - censored[k]:
+            raise AssertionError(f"at-risk count after time {t} does not equal at risk minus events and censored")
+        expected = previous * (1 - events[k] / at_risk[k]) if at_risk[k] else previous
+        if abs(survival[k] - expected) > 1e-9:
+            raise AssertionError(f"survival {survival[k]} at time {t} is not the Kaplan-Meier step {expected}")
+        previous = survival[k]

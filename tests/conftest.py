@@ -25,7 +25,9 @@ def purge_queue():
     from corelsweb.celery import app
 
     with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(settings.CELERY_TASK_DEFAULT_QUEUE)
+        for queue in settings.CORELSWEB_QUEUES:
+            conn.default_channel.queue_purge(queue)
+        conn.default_channel.client.delete("unacked", "unacked_index")
 
 
 def worker_env():
@@ -48,7 +50,7 @@ class WorkerProcess:
         env.update(extra_env or {})
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO", "-Q",
-             settings.CELERY_TASK_DEFAULT_QUEUE, f"--concurrency={concurrency}", "-n", f"{name}@%h",
+             ",".join(settings.CORELSWEB_QUEUES), f"--concurrency={concurrency}", "-n", f"{name}@%h",
              "--without-gossip", "--without-mingle"],
             cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )

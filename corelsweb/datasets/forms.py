@@ -1,20 +1,52 @@
 from django import forms
+from django.conf import settings
 
 from corelsweb.datasets.samples import SAMPLES
+from corelsweb.datasets.uploads import size_words
+from solver.data.roles import MAX_CATEGORIES
 
 BINARIZATION_CHOICES = [
     ("exact", "Exact: a threshold at every midpoint (keeps optimality for the raw data)"),
-    ("quantile:8", "Approximate: 8 quantile thresholds per numeric column"),
     ("quantile:4", "Approximate: 4 quantile thresholds per numeric column"),
+    ("quantile:8", "Approximate: 8 quantile thresholds per numeric column"),
+    ("quantile:16", "Approximate: 16 quantile thresholds per numeric column"),
+    ("quantile:32", "Approximate: 32 quantile thresholds per numeric column"),
+    ("gbdt:40:1", "Approximate: thresholds of 40 boosted stumps (threshold guessing)"),
+    ("gbdt:100:3", "Approximate: thresholds of 100 boosted depth-3 trees"),
     ("none", "None: every feature column is already 0/1"),
 ]
 
 ROLE_FIELDS = ("label", "weight", "time", "event", "group", "treatment", "outcome")
+POLICY_CHOICES = [("feature", "own feature"), ("drop", "drop rows")]
+ORDER_MAX_VALUES = 50
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(help_text="CSV or TSV with a header row.")
+    file = forms.FileField(required=False)
     name = forms.CharField(max_length=200, required=False, help_text="Defaults to the file name.")
+
+    def __init__(self, *args, refused=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refused = refused
+        limit = size_words(settings.CORELSWEB_MAX_UPLOAD_BYTES)
+        self.fields["file"].help_text = f"CSV, TSV or Parquet with a header row; at most {limit}."
+        self.fields["file"].widget.attrs["data-max-bytes"] = settings.CORELSWEB_MAX_UPLOAD_BYTES
+
+    def clean_file(self):
+        if self.refused:
+            raise forms.ValidationError(self.refused)
+        uploaded = self.cleaned_data.get("file")
+        if not uploaded:
+            raise forms.ValidationError("Choose a file to upload.")
+        return uploaded
+
+
+class PredictForm(UploadForm):
+    """A new raw table to apply a fitted model to."""
+
+    name = None
+    id_column = forms.CharField(max_length=200, required=False, label="Identifier column",
+                                help_text="Optional: a column of the file copied into every prediction row.")
 
 
 class SampleForm(forms.Form):
@@ -22,19 +54,23 @@ class SampleForm(forms.Form):
 
 
 class RolesForm(forms.Form):
-    """Choose which column plays which role, and how to binarize the rest."""
+    """Choose which column plays which role, how each column is treated, and how to binarize."""
 
     label = forms.ChoiceField(required=False)
     positive_class = forms.CharField(
         required=False, max_length=200, help_text="Label value counted as positive (two classes); empty = the larger value."
     )
-    weight = forms.ChoiceField(required=False)
+    weight = forms.ChoiceField(required=False, help_text="Non-negative row weights.")
     time = forms.ChoiceField(required=False, help_text="Survival time (survival trees).")
     event = forms.ChoiceField(required=False, help_text="1 = event observed, 0 = censored.")
-    group = forms.ChoiceField(required=False, help_text="Protected group (fairness constraints).")
+    group = forms.ChoiceField(required=False, help_text="Protected group, two values (fairness constraints).")
     treatment = forms.ChoiceField(required=False, help_text="Treatment given (policy trees).")
     outcome = forms.ChoiceField(required=False, help_text="Observed outcome (policy trees).")
-    ignore = forms.MultipleChoiceField(required=False, widget=forms.SelectMultiple(attrs={"size": 6}))
+    ignore = forms.MultipleChoiceField(required=False, widget=forms.SelectMultiple(attrs={"size": 6}),
+                                       help_text="Columns left out of the features.")
+    max_categories = forms.IntegerField(min_value=1, max_value=200, initial=MAX_CATEGORIES, required=False,
+                                        label="Most categories per column",
+                                        help_text="Rarer values of a text column are grouped as 'other'.")
     binarization = forms.ChoiceField(choices=BINARIZATION_CHOICES)
 
     def __init__(self, dataset, *args, **kwargs):
@@ -44,6 +80,30 @@ class RolesForm(forms.Form):
             self.fields[name].choices = [("", "—")] + columns
         self.fields["ignore"].choices = columns
         self.dataset = dataset
+        roles = dataset.roles
+        for i, column in enumerate(dataset.columns):
+            name = column["name"]
+            if column["missing"]:
+                self.fields[f"missing_{i}"] = forms.ChoiceField(
+                    choices=POLICY_CHOICES, initial=roles.get("missing", {}).get(name, "feature"), required=False,
+                    label=f"Missing values of {name}")
+            self.fields[f"cost_{i}"] = forms.FloatField(
+                min_value=0, required=False, initial=roles.get("feature_cost", {}).get(name),
+                label=f"Cost of {name}", widget=forms.NumberInput(attrs={"step": "any", "placeholder": "1"}))
+            if orderable(column):
+                order = roles.get("ordered", {}).get(name)
+                self.fields[f"order_{i}"] = forms.CharField(
+                    required=False, max_length=4000, initial=" < ".join(order) if order else "",
+                    label=f"Order of {name}",
+                    widget=forms.TextInput(attrs={"placeholder": " < ".join(sorted(column.get("counts", {}))[:3])}))
+
+    def column_rows(self):
+        """Return ``[(column, missing field, cost field, order field), ...]`` for the columns table."""
+        rows = []
+        for i, column in enumerate(self.dataset.columns):
+            fields = [self[f"{kind}_{i}"] if f"{kind}_{i}" in self.fields else None for kind in ("missing", "cost", "order")]
+            rows.append((column, *fields))
+        return rows
 
     def clean(self):
         data = super().clean()
@@ -52,6 +112,13 @@ class RolesForm(forms.Form):
             counts = (self.dataset.column(label) or {}).get("counts") or {}
             if positive not in counts:
                 self.add_error("positive_class", f"{positive!r} is not a value of the label {label!r}.")
+        for i, column in enumerate(self.dataset.columns):
+            text = data.get(f"order_{i}")
+            if text:
+                levels = [v.strip() for v in text.replace(",", "<").split("<") if v.strip()]
+                if len(levels) < 2 or len(set(levels)) != len(levels):
+                    self.add_error(f"order_{i}", "List at least two different values, lowest first: a < b < c.")
+                data[f"order_{i}"] = levels
         return data
 
     def roles(self):
@@ -61,4 +128,20 @@ class RolesForm(forms.Form):
             roles["positive_class"] = data["positive_class"]
         if data.get("ignore"):
             roles["ignore"] = list(data["ignore"])
+        per_column = {"missing": {}, "feature_cost": {}, "ordered": {}}
+        for i, name in enumerate(self.dataset.column_names):
+            if data.get(f"missing_{i}") == "drop":
+                per_column["missing"][name] = "drop"
+            if data.get(f"cost_{i}") is not None:
+                per_column["feature_cost"][name] = data[f"cost_{i}"]
+            if data.get(f"order_{i}"):
+                per_column["ordered"][name] = data[f"order_{i}"]
+        roles.update({k: v for k, v in per_column.items() if v})
+        if data.get("max_categories") and data["max_categories"] != MAX_CATEGORIES:
+            roles["max_categories"] = data["max_categories"]
         return roles
+
+
+def orderable(column):
+    """Return True for a text column whose values can be put in a declared order."""
+    return not column.get("numeric") and not column.get("distinct_more") and 2 < column["distinct"] <= ORDER_MAX_VALUES

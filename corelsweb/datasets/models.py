@@ -4,10 +4,12 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+FILE_EXTENSIONS = {"csv": "csv", "parquet": "parquet"}
+
 
 def dataset_upload_path(instance, filename):
     # Stored names never contain anything from the user's file name.
-    return f"datasets/{instance.owner_id}/{uuid.uuid4().hex}.csv"
+    return f"datasets/{instance.owner_id}/{uuid.uuid4().hex}.{FILE_EXTENSIONS.get(instance.file_format, 'csv')}"
 
 
 class Dataset(models.Model):
@@ -17,6 +19,7 @@ class Dataset(models.Model):
     name = models.CharField(max_length=200)
     original_filename = models.CharField(max_length=255, blank=True)
     file = models.FileField(upload_to=dataset_upload_path, max_length=255)
+    file_format = models.CharField(max_length=10, default="csv")
     size_bytes = models.BigIntegerField(default=0)
     n_rows = models.IntegerField(default=0)
     n_columns = models.IntegerField(default=0)
@@ -24,8 +27,10 @@ class Dataset(models.Model):
     encoding = models.CharField(max_length=20, default="utf-8")
     columns = models.JSONField(default=list)
     preview = models.JSONField(default=list)
+    notes = models.JSONField(default=list)
     roles = models.JSONField(default=dict)
     binarization = models.CharField(max_length=40, default="exact")
+    features_preview = models.JSONField(default=dict, blank=True)
     source = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
@@ -45,6 +50,10 @@ class Dataset(models.Model):
     @property
     def label_column(self):
         return self.roles.get("label") or ""
+
+    @property
+    def numeric_columns(self):
+        return {c["name"] for c in self.columns if c.get("numeric", c.get("minimum") is not None)}
 
     def column(self, name):
         for c in self.columns:

@@ -1,21 +1,31 @@
-"""Creating datasets from uploads and turning them into solver problems."""
+"""Creating datasets from uploads, checking their roles, previewing and binarizing them."""
+
+import dataclasses
+import io
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from corelsweb.datasets.models import Dataset
 from corelsweb.datasets.samples import SAMPLES
-from solver.data import DataError, ReadLimits, Roles, make_problem, profile, read_table
-from solver.predicates import as_text
+from corelsweb.datasets.uploads import size_words
+from corelsweb.security import hit
+from solver import predict, registry
+from solver.data import DataError, ReadLimits, Roles, make_problem, profile_file, read_table
+from solver.data.binarize import parse_method
+from solver.data.features import preview_from_problem, preview_from_profile
+from solver.models import model_from_dict
 
-PREVIEW_ROWS = 20
+MAX_LABEL_CLASSES = 50
 
 
 def read_limits():
-    return ReadLimits(max_rows=settings.CORELSWEB_MAX_ROWS, max_columns=settings.CORELSWEB_MAX_COLUMNS)
+    return ReadLimits(max_rows=settings.CORELSWEB_MAX_ROWS, max_columns=settings.CORELSWEB_MAX_COLUMNS,
+                      max_cell_chars=settings.CORELSWEB_MAX_CELL_CHARS)
 
 
 def get_dataset_for_user(request, pk):
@@ -25,79 +35,105 @@ def get_dataset_for_user(request, pk):
     return get_object_or_404(Dataset, pk=pk, owner=request.user)
 
 
-def read_upload(uploaded):
-    """Return the bytes of an uploaded file, refusing files over the size limit."""
+def check_upload_size(uploaded):
+    """Refuse an uploaded file over the size limit (the upload handler stops most of them earlier)."""
     limit = settings.CORELSWEB_MAX_UPLOAD_BYTES
     if uploaded.size is not None and uploaded.size > limit:
-        raise DataError(f"The file is {uploaded.size / 2**20:.1f} MB; the limit is {limit / 2**20:.0f} MB.")
-    data = b"".join(uploaded.chunks())
-    if len(data) > limit:
-        raise DataError(f"The file is larger than the {limit / 2**20:.0f} MB limit.")
-    return data
+        raise DataError(f"The file is {size_words(uploaded.size)}; the limit is {size_words(limit)}.")
 
 
-def default_roles(table, columns):
-    """Guess roles: survival files end with ``time,event``; otherwise the label is the last column.
+def default_roles(columns):
+    """Guess roles from a profile: survival files end with ``time,event``; else the last column is the label.
 
-    A last column with a single value cannot be a label; then no label is set
-    and the dataset page asks the user to choose one.
+    A last column that cannot be a label (one value, too many values, or
+    empty) gets no role, and the dataset page asks the user to choose.
+    Identifier-like columns are left out of the features.
     """
-    names = table.names
+    names = [c["name"] for c in columns]
+    roles = {}
+    identifiers = [c["name"] for c in columns if c["type"] == "identifier"]
     if len(names) >= 3 and names[-2:] == ["time", "event"]:
-        return {"time": "time", "event": "event"}
-    if columns[-1]["distinct"] < 2 or columns[-1]["distinct"] > 50 or columns[-1]["missing"]:
-        return {}
-    return {"label": names[-1]}
+        roles = {"time": "time", "event": "event"}
+    elif label_problem(columns[-1]) is None:
+        roles = {"label": names[-1]}
+    identifiers = [c for c in identifiers if c not in roles.values()]
+    if identifiers:
+        roles["ignore"] = identifiers
+    return roles
 
 
-def preview_rows(table, n=PREVIEW_ROWS):
-    rows = min(n, table.n_rows)
-    return [[as_text(table[name][i]) for name in table.names] for i in range(rows)]
+def label_problem(column):
+    """Return why a profiled column cannot be a class label, or None if it can."""
+    name = column["name"]
+    present = column["distinct"]
+    if column["type"] == "empty":
+        return f"The column {name!r} has no values, so it cannot be the label."
+    if present < 2:
+        return f"The label {name!r} has only one class, so there is nothing to learn."
+    if present > MAX_LABEL_CLASSES or column.get("distinct_more"):
+        return f"The label {name!r} has {present:,} distinct values; a label needs at most {MAX_LABEL_CLASSES} classes."
+    return None
 
 
-def create_dataset(owner, name, data, original_filename="", roles=None, source=""):
-    """Parse ``data`` and store it as a dataset of ``owner``; raise ``DataError`` if unusable.
+def create_dataset(owner, name, uploaded, original_filename="", roles=None, source=""):
+    """Store the uploaded file, profile it in one streaming pass, and save the dataset.
 
-    Nothing is stored unless the file parses: the file and the row are saved
-    together, and the file is removed again if the row cannot be written.
+    Nothing is kept unless the file parses: the stored file is removed again
+    if profiling fails or the row cannot be written.
+
+    Parameters
+    ----------
+    uploaded : django.core.files.File or bytes
+        Read chunk by chunk; a large upload is never held in memory.
     """
-    table = read_table(data, read_limits())
-    columns = profile(table)
-    dataset = Dataset(
-        owner=owner,
-        name=(name or original_filename or "dataset")[:200],
-        original_filename=original_filename[:255],
-        size_bytes=len(data),
-        n_rows=table.n_rows,
-        n_columns=len(table.names),
-        delimiter=table.delimiter,
-        encoding=table.encoding,
-        columns=columns,
-        preview=preview_rows(table),
-        roles=roles or default_roles(table, columns),
-        source=source,
-    )
-    dataset.file.save("upload.csv", ContentFile(data), save=False)
+    uploaded = ContentFile(uploaded) if isinstance(uploaded, (bytes, bytearray)) else uploaded
+    dataset = Dataset(owner=owner, name=(name or original_filename or "dataset")[:200],
+                      original_filename=original_filename[:255], source=source)
+    dataset.file_format = "parquet" if _starts_with(uploaded, b"PAR1") else "csv"
+    dataset.file.save("upload", uploaded, save=False)
     try:
+        with dataset.file.storage.open(dataset.file.name, "rb") as f:
+            profile = profile_file(f, read_limits())
+        dataset.size_bytes = dataset.file.size
+        fill_from_profile(dataset, profile)
+        dataset.roles = roles if roles is not None else default_roles(profile.columns)
         with transaction.atomic():
             dataset.save()
-    except Exception:
+    except BaseException:
         dataset.file.delete(save=False)
         raise
     return dataset
 
 
+def _starts_with(uploaded, magic):
+    uploaded.seek(0)
+    head = uploaded.read(len(magic))
+    uploaded.seek(0)
+    return head == magic
+
+
+def fill_from_profile(dataset, profile):
+    dataset.n_rows = profile.n_rows
+    dataset.n_columns = len(profile.columns)
+    dataset.file_format = profile.format
+    dataset.delimiter = profile.delimiter
+    dataset.encoding = profile.encoding
+    dataset.columns = profile.columns
+    dataset.preview = profile.preview
+    dataset.notes = profile.notes
+
+
 def add_sample(owner, key):
     """Copy the shipped sample ``key`` into ``owner``'s datasets."""
     sample = SAMPLES[key]
-    return create_dataset(
-        owner, sample.name, sample.read_bytes(), sample.filename or f"{key}.csv", dict(sample.roles), sample.source
-    )
+    return create_dataset(owner, sample.name, ContentFile(sample.read_bytes()), sample.filename or f"{key}.csv",
+                          dict(sample.roles), sample.source)
 
 
 def load_table(dataset):
-    with dataset.file.open("rb") as f:
-        return read_table(f.read(), read_limits())
+    """Read the stored file whole (worker side), with the column types of its profile."""
+    with dataset.file.storage.open(dataset.file.name, "rb") as f:
+        return read_table(f, read_limits(), numeric=dataset.numeric_columns)
 
 
 def load_problem(dataset, roles=None, binarization=None):
@@ -109,30 +145,77 @@ def load_problem(dataset, roles=None, binarization=None):
 def update_roles(dataset, roles, binarization):
     """Store new column roles after checking that they make a usable problem."""
     check_roles(dataset, roles)
+    parse_method(binarization)
     dataset.roles = roles
     dataset.binarization = binarization
-    dataset.save(update_fields=["roles", "binarization"])
+    dataset.features_preview = {}
+    dataset.save(update_fields=["roles", "binarization", "features_preview"])
 
 
 def check_roles(dataset, roles):
     """Raise ``DataError`` when the roles cannot work, judged from the stored profile."""
-    label = roles.get("label")
-    if label:
-        column = dataset.column(label)
-        if column is None:
-            raise DataError(f"The data has no column named {label!r}.")
-        if column["missing"]:
-            raise DataError(f"The label {label!r} has {column['missing']} missing values.")
-        if column["distinct"] < 2:
-            raise DataError(f"The label {label!r} has only one class, so there is nothing to learn.")
-        if column["distinct"] > 50:
-            raise DataError(f"The label {label!r} has {column['distinct']} distinct values; it looks numeric, not a class.")
-    used = [v for k, v in roles.items() if k not in ("features", "ignore", "positive_class") and v]
-    if len(used) != len(set(used)):
-        raise DataError("One column cannot play two roles.")
-    features = [c for c in dataset.column_names if c not in used and c not in roles.get("ignore", [])]
-    if not features:
+    parsed = Roles.from_dict(roles)
+    parsed.check(dataset.column_names)
+    if parsed.label:
+        problem = label_problem(dataset.column(parsed.label))
+        if problem:
+            raise DataError(problem)
+    for role in ("weight", "time", "outcome", "event"):
+        name = getattr(parsed, role)
+        if name and not dataset.column(name).get("numeric"):
+            raise DataError(f"The {role} column {name!r} must hold numbers.")
+    if parsed.event and not set(dataset.column(parsed.event).get("counts", {})) <= {"0", "1"}:
+        raise DataError(f"The event column {parsed.event!r} must be 0 (censored) or 1 (event).")
+    if parsed.group and dataset.column(parsed.group)["distinct"] != 2:
+        raise DataError(f"The protected group column {parsed.group!r} must have exactly two values.")
+    for name, order in parsed.ordered.items():
+        column = dataset.column(name)
+        undeclared = sorted(set(column.get("counts", {})) - set(order))
+        if column.get("numeric") or column.get("distinct_more"):
+            raise DataError(f"Only text columns with few values can have a declared order; {name!r} cannot.")
+        if undeclared:
+            raise DataError(f"Column {name!r} has the value {undeclared[0]!r}, which is not in its declared order.")
+    if not parsed.feature_columns(dataset.column_names):
         raise DataError("No feature columns are left once the roles are taken.")
+
+
+def algorithm_problems(dataset, algorithm, config):
+    """Return plain sentences on what stops ``algorithm`` from running on ``dataset`` (empty if nothing)."""
+    have = {k for k, v in dataset.roles.items() if v}
+    missing = [registry.ROLE_WORDS.get(r, r) for r in algorithm.required_roles(config) if r not in have]
+    if missing:
+        return [f"{algorithm.title} needs {' and '.join(missing)}; set it on the dataset page first."]
+    label = dataset.column(dataset.label_column)
+    needs_label = "label" in algorithm.required_roles(config)
+    if needs_label and label and label["distinct"] > 2 and not algorithm.allows_multiclass(config):
+        return [f"{algorithm.title} with these settings handles two classes; the label "
+                f"{dataset.label_column!r} has {label['distinct']}. Choose another label or algorithm."]
+    if parse_method(dataset.binarization).name == "gbdt" and not dataset.label_column:
+        return ["The boosted binarization needs a class label; choose exact or quantile thresholds."]
+    return []
+
+
+def features_preview(dataset):
+    """Return (and cache) the binary features that the dataset's roles and binarization yield.
+
+    Small datasets are binarized in full (boosted cuts and the measured loss
+    included); large ones are previewed from the stored column histograms,
+    so that the web process never reads a large file whole.
+    """
+    key = {"roles": dataset.roles, "binarization": dataset.binarization}
+    if dataset.features_preview.get("key") == key:
+        return dataset.features_preview
+    roles = Roles.from_dict(dataset.roles)
+    try:
+        if dataset.n_rows * dataset.n_columns <= settings.CORELSWEB_PREVIEW_MAX_CELLS:
+            preview = preview_from_problem(load_problem(dataset))
+        else:
+            preview = preview_from_profile(dataset.columns, roles, dataset.binarization, dataset.n_rows)
+    except DataError as e:
+        preview = {"error": str(e)}
+    preview["key"] = key
+    Dataset.objects.filter(pk=dataset.pk).update(features_preview=preview)
+    return preview
 
 
 def delete_dataset(dataset):
@@ -141,3 +224,36 @@ def delete_dataset(dataset):
     with transaction.atomic():
         dataset.delete()
         transaction.on_commit(lambda: storage.delete(path))
+
+
+def write_predictions(model, uploaded, out, id_column=None):
+    """Apply ``model`` to an uploaded file chunk by chunk, writing predictions CSV (UTF-8) to the binary ``out``.
+
+    Returns the warnings (plain sentences); raises ``DataError`` if the file is unusable.
+    """
+    check_upload_size(uploaded)
+    uploaded.seek(0)
+    text = io.TextIOWrapper(out, encoding="utf-8", newline="")
+    try:
+        limits = dataclasses.replace(read_limits(), min_columns=1)
+        return predict.write_predictions(model, uploaded, text, limits, id_column)
+    finally:
+        text.flush()
+        text.detach()
+
+
+def model_columns(run):
+    """Return the raw columns the model of ``run`` reads."""
+    return predict.needed_columns(model_from_dict(run.result["model"]))
+
+
+def check_upload_allowed(user, size):
+    """Raise ``DataError`` when the user uploads too often or would pass their storage quota."""
+    if hit(f"upload:{user.pk}", settings.CORELSWEB_UPLOADS_PER_HOUR, 3600):
+        raise DataError(f"You have uploaded {settings.CORELSWEB_UPLOADS_PER_HOUR} files in the last hour; "
+                        "wait a while before uploading more.")
+    used = user.datasets.aggregate(total=Sum("size_bytes"))["total"] or 0
+    quota = settings.CORELSWEB_MAX_STORAGE_BYTES
+    if used + (size or 0) > quota:
+        raise DataError(f"Your datasets use {used / 2**20:.1f} MB of your {quota / 2**20:.0f} MB; delete some "
+                        "before uploading more.")

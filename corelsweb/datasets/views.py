@@ -1,31 +1,46 @@
+import tempfile
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import FileResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from corelsweb.datasets import services
-from corelsweb.datasets.forms import RolesForm, SampleForm, UploadForm
+from corelsweb.datasets.forms import PredictForm, RolesForm, SampleForm, UploadForm
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.runs.registry_forms import algorithm_choices
+from corelsweb.runs.services import get_run_for_user
 from solver.data import DataError
+from solver.models import model_from_dict
+
+
+def upload_refused(request):
+    """Return the upload handler's refusal of this request's file, if any (parses the body first)."""
+    if request.method != "POST":
+        return None
+    request.FILES  # noqa: B018 - parsing the body runs the upload handler
+    return getattr(request, "upload_refused", None)
 
 
 @login_required
 def upload(request):
-    form = UploadForm(request.POST or None, request.FILES or None)
+    posted = request.method == "POST"
+    form = UploadForm(request.POST if posted else None, request.FILES if posted else None,
+                      refused=upload_refused(request))
     if request.method == "POST" and form.is_valid():
         uploaded = form.cleaned_data["file"]
         try:
-            data = services.read_upload(uploaded)
-            dataset = services.create_dataset(request.user, form.cleaned_data["name"], data, uploaded.name)
+            services.check_upload_size(uploaded)
+            services.check_upload_allowed(request.user, uploaded.size)
+            dataset = services.create_dataset(request.user, form.cleaned_data["name"], uploaded, uploaded.name)
         except DataError as e:
             form.add_error("file", str(e))
         else:
             messages.success(request, f"Uploaded {dataset.n_rows:,} rows and {dataset.n_columns} columns.")
-            if not dataset.roles:
-                last = dataset.columns[-1]
-                messages.warning(request, f"The last column {last['name']!r} cannot be the label "
-                                 f"({last['distinct']} distinct values, {last['missing']} missing); choose the label below.")
+            if not dataset.roles.get("label") and not dataset.roles.get("time"):
+                problem = services.label_problem(dataset.columns[-1])
+                messages.warning(request, f"The last column cannot be the label: {problem} Choose the label below.")
             return redirect(dataset)
     ctx = {"form": form, "sample_form": SampleForm(), "samples": SAMPLES.values()}
     return render(request, "datasets/upload.html", ctx, status=400 if form.errors else 200)
@@ -60,7 +75,8 @@ def detail(request, pk):
         "form": form,
         "runs": dataset.runs.order_by("-created")[:50],
         "algorithms": algorithm_choices(),
-        "label_counts": dataset.label_counts(),
+        "label_counts": sorted((dataset.label_counts() or {}).items()),
+        "preview": services.features_preview(dataset),
     }
     return render(request, "datasets/detail.html", ctx, status=400 if form.errors else 200)
 
@@ -73,3 +89,31 @@ def delete(request, pk):
     services.delete_dataset(dataset)
     messages.success(request, f"Deleted {name} and its runs.")
     return redirect("home")
+
+
+@login_required
+def predict(request, pk):
+    run = get_run_for_user(request, pk)
+    if not run.result:
+        messages.error(request, "This run has no model yet.")
+        return redirect(run)
+    posted = request.method == "POST"
+    form = PredictForm(request.POST if posted else None, request.FILES if posted else None,
+                       refused=upload_refused(request))
+    if request.method == "POST" and form.is_valid():
+        # Predictions go to a temporary file first, so that a bad row is a clear error page, not half a download.
+        out = tempfile.TemporaryFile("w+b")
+        try:
+            warnings = services.write_predictions(model_from_dict(run.result["model"]), form.cleaned_data["file"],
+                                                  out, form.cleaned_data["id_column"] or None)
+        except DataError as e:
+            out.close()
+            form.add_error("file", str(e))
+        else:
+            for warning in warnings:
+                messages.warning(request, warning)
+            out.seek(0)
+            return FileResponse(out, as_attachment=True, filename=f"run-{run.pk}-predictions.csv",
+                                content_type="text/csv")
+    ctx = {"run": run, "form": form, "columns": services.model_columns(run)}
+    return render(request, "datasets/predict.html", ctx, status=400 if form.errors else 200)

@@ -10,6 +10,7 @@ a builder here, not editing templates.
 
 from corelsweb.figures.classification import confusion_figure
 from corelsweb.figures.corels import queue_length_figure, remaining_space_figure
+from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
 
@@ -49,6 +50,24 @@ def trace_panels(result):
     return panels
 
 
+def survival_panels(result):
+    model = result["model"]
+    if model.get("kind") != "survival" or not model.get("curves"):
+        return []
+    note = (result.get("stats") or {}).get("guarantee", "")
+    panels = [panel("km", "Kaplan-Meier curve of each leaf (95 % bands; numbers at risk below)", km_figure(model),
+                    note=note, wide=True),
+              panel("leaf-composition", "Events and censored samples per leaf", composition_figure(model))]
+    if (result.get("metrics") or {}).get("ibs") is not None:
+        panels.append(panel("survival-metrics", "Survival metrics (training)", metrics_figure(result["metrics"])))
+    brier = (result.get("extras") or {}).get("brier_curve")
+    if brier:
+        panels.append(panel("brier", "Brier score over time (training)", brier_figure(brier),
+                            note="The integrated Brier score is the area under the tree's curve divided by the "
+                                 "time normaliser."))
+    return panels
+
+
 def corels_panels(result):
     history = (result.get("extras") or {}).get("queue_by_length")
     if result.get("algorithm") != "corels" or not history or not history.get("elapsed"):
@@ -62,7 +81,7 @@ def corels_panels(result):
     return panels
 
 
-PANEL_BUILDERS = [confusion_panels, trace_panels, corels_panels]
+PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels, corels_panels]
 
 
 def panels_for_result(result):

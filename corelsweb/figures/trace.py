@@ -12,7 +12,7 @@ def _points(trace, key):
     return xs, ys
 
 
-def bound_trace_figure(trace, title="Bounds over time"):
+def bound_trace_figure(trace, title=None):
     """Return a figure of lower and upper bound against elapsed seconds (step lines)."""
     data = []
     for key, name, color in (("upper_bound", "Upper bound (best model so far)", UPPER_COLOR),
@@ -24,12 +24,13 @@ def bound_trace_figure(trace, title="Bounds over time"):
             "hovertemplate": "%{y:.6f} at %{x:.2f}s<extra>" + name + "</extra>",
         })
     layout = base_layout(
-        title={"text": title, "font": {"size": 14}},
         height=320,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
         yaxis={"title": {"text": "objective"}, "gridcolor": "#eee"},
         legend={"orientation": "h", "y": -0.25},
     )
+    if title:
+        layout["title"] = {"text": title, "font": {"size": 14}}
     return figure(data, layout)
 
 
@@ -46,7 +47,7 @@ def search_size_figure(trace):
     if not data:
         return None
     layout = base_layout(
-        title={"text": "Search size over time", "font": {"size": 14}}, height=280,
+        height=280,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
         yaxis={"title": {"text": "count"}, "type": "log", "gridcolor": "#eee"},
         legend={"orientation": "h", "y": -0.3},

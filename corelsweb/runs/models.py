@@ -29,6 +29,10 @@ class Run(models.Model):
     limits = models.JSONField(default=dict)
     roles = models.JSONField(default=dict)
     binarization = models.CharField(max_length=40, default="exact")
+    evaluation = models.JSONField(default=dict, blank=True)
+    path = models.ForeignKey("runs.RegularizationPath", models.CASCADE, null=True, blank=True, related_name="runs")
+    note = models.TextField(blank=True)
+    queue = models.CharField(max_length=20, default="short")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
     cancel_requested = models.BooleanField(default=False)
     progress = models.JSONField(default=dict, blank=True)
@@ -66,3 +70,38 @@ class Run(models.Model):
             return None
         end = self.finished or timezone.now()
         return max(0.0, (end - self.started).total_seconds())
+
+
+class RegularizationPath(models.Model):
+    """One algorithm over a grid of λ × k folds, then refit on all rows at the chosen λ."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running the folds"
+        REFITTING = "refitting", "Refitting at the chosen λ"
+        COMPLETE = "complete", "Complete"
+        INCOMPLETE = "incomplete", "Finished with failed cells (retry them)"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="paths")
+    dataset = models.ForeignKey("datasets.Dataset", models.CASCADE, related_name="paths")
+    algorithm = models.CharField(max_length=40)
+    params = models.JSONField(default=dict)
+    limits = models.JSONField(default=dict)
+    lambdas = models.JSONField(default=list)
+    folds = models.IntegerField(default=5)
+    seed = models.IntegerField(default=0)
+    metric = models.CharField(max_length=40, default="accuracy")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
+    summary = models.JSONField(default=list, blank=True)
+    chosen_lambda = models.FloatField(null=True, blank=True)
+    refit_run = models.ForeignKey(Run, models.SET_NULL, null=True, blank=True, related_name="+")
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return f"{self.algorithm} path on {self.dataset}"
+
+    def get_absolute_url(self):
+        return reverse("path-detail", args=[self.pk])

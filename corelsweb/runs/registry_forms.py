@@ -6,6 +6,7 @@ from django.core.validators import MaxValueValidator
 
 from solver import registry
 from solver.registry import ParameterError
+from solver.regularization import regularization_for, root_loss
 
 GROUP_TITLES = {
     "main": "Parameters",
@@ -17,6 +18,15 @@ GROUP_TITLES = {
 
 def algorithm_choices():
     return [(a.name, a) for a in registry.algorithms().values()]
+
+
+def evaluation_choices(dataset):
+    choices = [("", "none: fit on every row"), ("holdout:0.2", "hold out 20 % (stratified)"),
+               ("holdout:0.3", "hold out 30 % (stratified)")]
+    if dataset is not None:
+        others = dataset.owner.datasets.exclude(pk=dataset.pk).only("pk", "name")[:100]
+        choices += [(f"test:{d.pk}", f"test file: {d.name}") for d in others]
+    return choices
 
 
 def field_for(param):
@@ -42,9 +52,25 @@ class RunForm(forms.Form):
     node_limit = forms.IntegerField(min_value=1, required=False, label="Node limit", help_text="Empty = no limit.")
     memory_limit_mb = forms.IntegerField(min_value=16, label="Memory limit (MB)")
 
-    def __init__(self, algorithm, *args, **kwargs):
+    evaluation = forms.ChoiceField(
+        required=False, label="Test data",
+        help_text="Rows the model is scored on but not fitted to; the same split for every run on this dataset.",
+    )
+    lambda_mode = forms.ChoiceField(
+        required=False, label="Choose λ by", initial="lambda",
+        choices=[("lambda", "its value (below)"), ("max_leaves", "at most L leaves / rules"),
+                 ("min_rows", "at least k rows per leaf / rule")],
+    )
+    lambda_target = forms.IntegerField(required=False, min_value=1, label="L or k")
+
+    def __init__(self, algorithm, *args, dataset=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.algorithm = algorithm
+        self.dataset = dataset
+        self.note = ""
+        self.fields["evaluation"].choices = evaluation_choices(dataset)
+        if not any(p.name == "regularization" for p in algorithm.params):
+            del self.fields["lambda_mode"], self.fields["lambda_target"]
         self.fields["time_limit"].initial = settings.CORELSWEB_DEFAULT_TIME_LIMIT
         self.fields["time_limit"].max_value = settings.CORELSWEB_MAX_TIME_LIMIT
         self.fields["time_limit"].validators.append(MaxValueValidator(settings.CORELSWEB_MAX_TIME_LIMIT))
@@ -57,13 +83,16 @@ class RunForm(forms.Form):
         """Return ``[(title, [bound field, ...]), ...]`` in registry group order."""
         groups = {}
         for param in self.algorithm.params:
-            groups.setdefault(param.group, []).append(self[f"p_{param.name}"])
+            if f"p_{param.name}" in self.fields:
+                groups.setdefault(param.group, []).append(self[f"p_{param.name}"])
         return [(GROUP_TITLES.get(g, g.capitalize()), groups[g]) for g in GROUP_TITLES if g in groups]
 
     def clean(self):
         data = super().clean()
         raw = {}
         for param in self.algorithm.params:
+            if f"p_{param.name}" not in self.fields:
+                continue
             value = data.get(f"p_{param.name}")
             if param.kind == "bool":
                 raw[param.name] = bool(value)
@@ -71,11 +100,33 @@ class RunForm(forms.Form):
                 raw[param.name] = value
             elif param.optional:
                 raw[param.name] = ""
+        if data.get("lambda_mode") in ("max_leaves", "min_rows"):
+            raw["regularization"] = self._lambda_from_target(data, raw)
         try:
             data["params"] = self.algorithm.clean(raw)
         except ParameterError as e:
             raise forms.ValidationError(str(e)) from None
         return data
+
+    def _lambda_from_target(self, data, raw):
+        if not data.get("lambda_target"):
+            raise forms.ValidationError("Give L (leaves) or k (rows) to convert into λ.")
+        counts = list((self.dataset.label_counts() or {}).values()) if self.dataset else []
+        loss0 = root_loss(counts, raw.get("objective", "accuracy")) if counts else 1.0
+        try:
+            lam, self.note = regularization_for(data["lambda_mode"], data["lambda_target"], self.dataset.n_rows, loss0)
+        except ValueError as e:
+            raise forms.ValidationError(str(e)) from None
+        return lam
+
+    def evaluation_setting(self):
+        """Return the run's ``evaluation`` dict from the chosen test data."""
+        value = self.cleaned_data.get("evaluation") or ""
+        if value.startswith("holdout:"):
+            return {"holdout": float(value.split(":")[1]), "seed": 0}
+        if value.startswith("test:"):
+            return {"test_dataset": int(value.split(":")[1])}
+        return {}
 
     def limits(self):
         data = self.cleaned_data
@@ -86,11 +137,51 @@ class RunForm(forms.Form):
         }
 
     @classmethod
-    def initial_from(cls, algorithm, params, limits):
+    def initial_from(cls, algorithm, params, limits, evaluation=None):
         """Return form initial data reproducing an earlier run."""
         initial = {f"p_{k}": v for k, v in params.items()}
+        evaluation = evaluation or {}
+        if evaluation.get("holdout"):
+            initial["evaluation"] = f"holdout:{evaluation['holdout']:g}"
+        elif evaluation.get("test_dataset"):
+            initial["evaluation"] = f"test:{evaluation['test_dataset']}"
         initial["time_limit"] = limits.get("time_limit")
         initial["node_limit"] = limits.get("node_limit")
         if limits.get("memory_limit"):
             initial["memory_limit_mb"] = limits["memory_limit"] // 2**20
         return initial
+
+
+class PathForm(RunForm):
+    """An algorithm's parameters (all but λ), a λ grid and the number of folds."""
+
+    lambdas = forms.CharField(
+        initial="0.002, 0.005, 0.01, 0.02, 0.05", label="λ grid",
+        help_text="Comma-separated values of λ; each is fitted on every fold.",
+    )
+    folds = forms.IntegerField(min_value=2, max_value=10, initial=5, label="Folds")
+    seed = forms.IntegerField(min_value=0, initial=0, label="Seed of the fold split")
+
+    MAX_CELLS = 200
+
+    def __init__(self, algorithm, *args, **kwargs):
+        super().__init__(algorithm, *args, **kwargs)
+        for name in ("evaluation", "lambda_mode", "lambda_target", "p_regularization"):
+            self.fields.pop(name, None)
+        self.fields["time_limit"].help_text = "Per cell (one λ on one fold)."
+
+    def clean_lambdas(self):
+        try:
+            values = sorted({float(v) for v in self.cleaned_data["lambdas"].replace(";", ",").split(",") if v.strip()})
+        except ValueError:
+            raise forms.ValidationError("Write the λ values as numbers separated by commas.") from None
+        if not values or any(not 0 <= v <= 1 for v in values):
+            raise forms.ValidationError("Give at least one λ, each between 0 and 1.")
+        return values
+
+    def clean(self):
+        data = super().clean()
+        if data.get("lambdas") and data.get("folds") and len(data["lambdas"]) * data["folds"] > self.MAX_CELLS:
+            raise forms.ValidationError(f"That is {len(data['lambdas']) * data['folds']} fits; at most "
+                                        f"{self.MAX_CELLS} per path.")
+        return data

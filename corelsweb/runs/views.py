@@ -1,14 +1,24 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import JsonResponse
-from django.shortcuts import redirect, render
+import json
+
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from corelsweb.datasets.services import get_dataset_for_user
+from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user
 from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
+from corelsweb.figures.compare import trace_comparison_figure
+from corelsweb.figures.path import path_figure
 from corelsweb.runs import services
-from corelsweb.runs.registry_forms import RunForm
+from corelsweb.runs import paths
+from corelsweb.runs.models import Run
+from corelsweb.runs.registry_forms import PathForm, RunForm
+from corelsweb.runs.snapshot import run_view
+from solver import export, registry
+from solver.models import model_from_dict
+from solver.regularization import root_loss
 
 
 def home(request):
@@ -28,42 +38,44 @@ def new_run(request, dataset_pk, algorithm):
     initial = None
     if request.GET.get("from"):
         earlier = services.get_run_for_user(request, request.GET["from"])
-        initial = RunForm.initial_from(spec, earlier.params, earlier.limits)
-    form = RunForm(spec, request.POST or None, initial=initial)
+        initial = RunForm.initial_from(spec, earlier.params, earlier.limits, earlier.evaluation)
+    form = RunForm(spec, request.POST or None, initial=initial, dataset=dataset)
     if request.method == "POST" and form.is_valid():
-        missing = services.missing_roles(dataset, spec, form.cleaned_data["params"])
-        if missing:
-            form.add_error(None, f"{spec.title} needs {' and '.join(missing)}; set it on the dataset page first.")
+        problems = algorithm_problems(dataset, spec, form.cleaned_data["params"])
+        for problem in problems:
+            form.add_error(None, problem)
+        if problems:
+            pass
+        elif services.quota_problem(request.user):
+            form.add_error(None, services.quota_problem(request.user))
         else:
-            run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits())
+            run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits(),
+                                      form.evaluation_setting(), form.note)
             return redirect(run)
-    ctx = {"dataset": dataset, "algorithm": spec, "form": form}
+    counts = list((dataset.label_counts() or {}).values())
+    shown = form.cleaned_data["params"] if form.is_bound and form.is_valid() else spec.clean(
+        {k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
+    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "loss0": root_loss(counts) if counts else 1.0,
+           "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None}
     return render(request, "runs/new.html", ctx, status=400 if form.errors else 200)
 
 
-def run_context(run, shared=False):
-    """Return the template context of a run page (owner's or shared)."""
-    result = run.result
-    spec = services.algorithm_for(run.algorithm)
+def result_context(v):
+    """Return the figures of a run view (live or frozen): the model and the panels."""
+    result = v["result"]
     return {
-        "run": run,
-        "dataset": run.dataset,
-        "algorithm": spec,
-        # Registry order and titles (the database may reorder JSON keys).
-        "param_rows": [(p.title, run.params.get(p.name)) for p in spec.params],
-        "result": result,
+        "v": v,
         "model_figure": model_figure(result) if result else None,
         "panels": panels_for_result(result) if result else [],
-        "live_trace": bound_trace_figure(run.trace) if run.is_active else None,
-        "shared": shared,
     }
 
 
 @login_required
 def detail(request, pk):
     run = services.get_run_for_user(request, pk)
-    ctx = run_context(run)
-    ctx["share_links"] = run.share_links.all()
+    ctx = result_context(run_view(run))
+    ctx.update(run=run, share_links=run.share_links.all(),
+               live_trace=bound_trace_figure(run.trace) if run.is_active else None)
     return render(request, "runs/detail.html", ctx)
 
 
@@ -99,6 +111,9 @@ def cancel(request, pk):
 @require_POST
 def retry(request, pk):
     run = services.get_run_for_user(request, pk)
+    if services.quota_problem(request.user):
+        messages.error(request, services.quota_problem(request.user))
+        return redirect(run)
     new = services.retry_run(run)
     messages.success(request, "Queued the same run again.")
     return redirect(new)
@@ -117,6 +132,24 @@ def delete(request, pk):
 
 
 @login_required
+def export_model(request, pk, fmt):
+    run = services.get_run_for_user(request, pk)
+    if run.result is None or fmt not in export.EXPORT_FORMATS:
+        raise Http404
+    model = model_from_dict(run.result["model"])
+    vectors = run.result.get("test_vectors", [])
+    if fmt == "json":
+        body, kind, ext = json.dumps(export.to_json(model, vectors), indent=1), "application/json", "json"
+    elif fmt == "python":
+        body, kind, ext = export.to_python(model, vectors), "text/x-python", "py"
+    else:
+        body, kind, ext = export.to_sql(model) + "\n", "application/sql", "sql"
+    response = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-model.{ext}"'
+    return response
+
+
+@login_required
 def result_json(request, pk):
     run = services.get_run_for_user(request, pk)
     if run.result is None:
@@ -125,3 +158,142 @@ def result_json(request, pk):
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-result.json"'
     return response
 
+
+
+@login_required
+def new_path(request, dataset_pk, algorithm):
+    dataset = get_dataset_for_user(request, dataset_pk)
+    spec = services.algorithm_for(algorithm)
+    form = PathForm(spec, request.POST or None, dataset=dataset)
+    if request.method == "POST" and form.is_valid():
+        params = {k: v for k, v in form.cleaned_data["params"].items() if k != "regularization"}
+        missing = services.missing_roles(dataset, spec, form.cleaned_data["params"])
+        cells = len(form.cleaned_data["lambdas"]) * form.cleaned_data["folds"] + 1
+        if missing:
+            form.add_error(None, f"{spec.title} needs {' and '.join(missing)}; set it on the dataset page first.")
+        elif services.quota_problem(request.user, cells):
+            form.add_error(None, services.quota_problem(request.user, cells))
+        else:
+            path = paths.create_path(request.user, dataset, spec.name, params, form.limits(),
+                                     form.cleaned_data["lambdas"], form.cleaned_data["folds"], form.cleaned_data["seed"])
+            return redirect(path)
+    ctx = {"dataset": dataset, "algorithm": spec, "form": form}
+    return render(request, "runs/new_path.html", ctx, status=400 if form.errors else 200)
+
+
+def path_context(path):
+    grid = paths.cells(path)
+    rows = path.summary or paths.summarize(path, grid)
+    table = [{"lambda": lam, "cells": [grid.get((lam, f)) for f in range(path.folds)],
+              "summary": next((r for r in rows if r["lambda"] == lam), None)} for lam in path.lambdas]
+    active = any(r.is_active for r in grid.values()) or (path.refit_run is not None and path.refit_run.is_active)
+    return {"path": path, "table": table, "active": active, "metric_title": paths.METRICS[path.metric][0],
+            "figure": path_figure(rows, path.metric, paths.METRICS[path.metric][0], path.chosen_lambda)}
+
+
+@login_required
+def path_detail(request, pk):
+    path = paths.get_path_for_user(request, pk)
+    return render(request, "runs/path.html", path_context(path))
+
+
+@login_required
+def path_progress(request, pk):
+    path = paths.get_path_for_user(request, pk)
+    ctx = path_context(path)
+    return JsonResponse({"active": ctx["active"], "html": render_to_string("runs/_path_grid.html", ctx, request)})
+
+
+@login_required
+@require_POST
+def path_retry_cell(request, pk, run_pk):
+    path = paths.get_path_for_user(request, pk)
+    run = get_object_or_404(Run, pk=run_pk, path=path, owner=request.user)
+    paths.retry_cell(path, run)
+    messages.success(request, "Queued the cell again.")
+    return redirect(path)
+
+
+@login_required
+@require_POST
+def path_refit(request, pk):
+    path = paths.get_path_for_user(request, pk)
+    if paths.refit_anyway(path) is None:
+        messages.error(request, "There is no complete λ to refit at yet.")
+    return redirect(path)
+
+
+@login_required
+def dataset_runs(request, dataset_pk):
+    dataset = get_dataset_for_user(request, dataset_pk)
+    ctx = {
+        "dataset": dataset,
+        "runs": dataset.runs.filter(owner=request.user).order_by("-created")[:200],
+        "paths": dataset.paths.filter(owner=request.user)[:50],
+        "algorithms": [a for a in registry.algorithms().values()
+                       if any(p.name == "regularization" for p in a.params)],
+    }
+    return render(request, "runs/dataset_runs.html", ctx)
+
+
+@login_required
+def compare(request, dataset_pk):
+    dataset = get_dataset_for_user(request, dataset_pk)
+    ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()][:8]
+    runs = list(Run.objects.filter(pk__in=ids, dataset=dataset, owner=request.user, result__isnull=False)
+                .order_by("pk"))
+    if len(runs) < 2:
+        messages.error(request, "Tick at least two finished runs to compare.")
+        return redirect("dataset-runs", dataset.pk)
+    return render(request, "runs/compare.html", compare_context(dataset, runs))
+
+
+def compare_context(dataset, runs):
+    results = [r.result for r in runs]
+    labels = [f"#{r.pk} {r.algorithm}" for r in runs]
+    return {
+        "dataset": dataset,
+        "columns": [{"run": r, "label": labels[k], "figure": model_figure(r.result),
+                     "element_id": f"fig-model-{r.pk}"} for k, r in enumerate(runs)],
+        "rows": comparison_rows(runs),
+        "traces": trace_comparison_figure([res for res in results if res.get("lower_bound") is not None],
+                                          [lab for lab, res in zip(labels, results) if res.get("lower_bound") is not None]),
+    }
+
+
+def comparison_rows(runs):
+    """Return the table of the compare page: one row per measure, one column per run."""
+    def metric(r, key, holdout=False):
+        source = (r.result.get("holdout") or {}).get("metrics", {}) if holdout else r.result.get("metrics", {})
+        return source.get(key)
+
+    measures = [
+        ("status", lambda r: r.get_status_display(), None),
+        ("λ", lambda r: r.params.get("regularization"), "{:g}"),
+        ("objective", lambda r: r.result["objective"], "{:.6f}"),
+        ("lower bound", lambda r: r.result.get("lower_bound"), "{:.6f}"),
+        ("leaves / rules", lambda r: leaf_count(r.result["model"]), "{}"),
+        ("training accuracy", lambda r: metric(r, "accuracy"), "{:.4f}"),
+        ("test accuracy", lambda r: metric(r, "accuracy", True), "{:.4f}"),
+        ("training balanced accuracy", lambda r: metric(r, "balanced_accuracy"), "{:.4f}"),
+        ("test balanced accuracy", lambda r: metric(r, "balanced_accuracy", True), "{:.4f}"),
+        ("training AUC", lambda r: metric(r, "auc"), "{:.4f}"),
+        ("test AUC", lambda r: metric(r, "auc", True), "{:.4f}"),
+        ("training IBS", lambda r: metric(r, "ibs"), "{:.5f}"),
+        ("test IBS", lambda r: metric(r, "ibs", True), "{:.5f}"),
+        ("search seconds", lambda r: r.result.get("stats", {}).get("solve_seconds"), "{:.3f}"),
+        ("nodes", lambda r: r.result.get("stats", {}).get("nodes"), "{:,}"),
+    ]
+    rows = []
+    for title, get, fmt in measures:
+        values = [get(r) for r in runs]
+        if all(v is None for v in values):
+            continue
+        rows.append({"title": title, "values": ["—" if v is None else (fmt.format(v) if fmt else v) for v in values]})
+    return rows
+
+
+def leaf_count(model):
+    if model["type"] == "tree":
+        return sum(1 for f in model["feature"] if f == -1)
+    return f"{len(model['antecedents'])} + default"

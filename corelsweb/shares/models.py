@@ -11,10 +11,12 @@ def new_token():
 
 
 class ShareLink(models.Model):
-    """A read-only, revocable link to one run, for people without an account."""
+    """A read-only, revocable link to a frozen snapshot of one run, for people without an account."""
 
     run = models.ForeignKey("runs.Run", models.CASCADE, related_name="share_links")
     token = models.CharField(max_length=64, unique=True, default=new_token)
+    include_data = models.BooleanField(default=False)
+    snapshot = models.JSONField(default=dict)
     created = models.DateTimeField(default=timezone.now)
     revoked = models.DateTimeField(null=True, blank=True)
 

@@ -4,11 +4,15 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from corelsweb.runs.snapshot import run_view
 from corelsweb.shares.models import ShareLink
 
 
-def create_link(run):
-    return ShareLink.objects.create(run=run)
+def create_link(run, include_data=False):
+    """Freeze what the run page shows now (the first rows only if asked) behind a new token."""
+    if run.is_active:
+        raise ValueError("a run can be shared once it has finished")
+    return ShareLink.objects.create(run=run, include_data=include_data, snapshot=run_view(run, include_data))
 
 
 def revoke_link(link):
@@ -24,9 +28,8 @@ def get_link_for_owner(request, pk):
     return get_object_or_404(ShareLink, pk=pk, run__owner=request.user)
 
 
-def get_shared_run(token):
-    """Return the run behind an active share token, else 404 (revoked, unknown or malformed)."""
+def get_shared_link(token):
+    """Return the active share link of ``token``, else 404 (revoked, unknown or malformed)."""
     if not token or len(token) > 64:
         raise Http404
-    link = get_object_or_404(ShareLink.objects.select_related("run__dataset"), token=token, revoked__isnull=True)
-    return link.run
+    return get_object_or_404(ShareLink, token=token, revoked__isnull=True)

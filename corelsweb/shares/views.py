@@ -1,11 +1,10 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from corelsweb.runs.services import get_run_for_user
-from corelsweb.runs.views import progress_payload, run_context
+from corelsweb.runs.views import result_context
 from corelsweb.shares import services
 
 
@@ -13,8 +12,11 @@ from corelsweb.shares import services
 @require_POST
 def create(request, run_pk):
     run = get_run_for_user(request, run_pk)
-    services.create_link(run)
-    messages.success(request, "Made a share link: anyone with it can view this run, read-only, until you revoke it.")
+    if run.is_active:
+        messages.error(request, "You can share the run once it has finished.")
+        return redirect(run)
+    services.create_link(run, include_data=request.POST.get("include_data") == "1")
+    messages.success(request, "Made a share link: anyone with it sees this snapshot, read-only, until you revoke it.")
     return redirect(run)
 
 
@@ -28,12 +30,7 @@ def revoke(request, pk):
 
 
 def view(request, token):
-    run = services.get_shared_run(token)
-    ctx = run_context(run, shared=True)
-    ctx["token"] = token
+    link = services.get_shared_link(token)
+    ctx = result_context(link.snapshot)
+    ctx.update(shared=True, shared_on=link.created)
     return render(request, "runs/detail.html", ctx)
-
-
-def progress(request, token):
-    run = services.get_shared_run(token)
-    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run, "shared": True}))

@@ -3,141 +3,90 @@
 Binarization methods
 --------------------
 ``exact``
-    A threshold ``x ≤ t`` at every midpoint between adjacent distinct values
-    of a numeric column (this keeps optimality relative to the raw data),
-    one-hot ``col = v`` for text columns, 0/1 columns as they are.
+    A cut ``x ≤ t`` at every midpoint between adjacent distinct values of a
+    numeric column. This keeps optimality relative to the raw data: any
+    split of the raw column equals one of these features on the data.
 ``quantile:K``
-    At most K thresholds per numeric column, at midpoints nearest the
-    quantiles; approximate (gives up optimality relative to the raw data).
+    At most K of the exact cuts per numeric column, nearest the quantiles.
+``gbdt`` / ``gbdt:N`` / ``gbdt:N:D``
+    The cuts that a gradient-boosted model of N trees of depth D (default
+    40 and 1) splits on ("threshold guessing"), snapped to exact cuts.
 ``none``
     Every feature column must already be 0/1.
+
+Text columns are one-hot encoded (or ``x ≤ v`` for a declared order) under
+every method but ``none``. The approximate methods keep a subset of the
+exact cuts, so the best model they allow is never better than the best
+model on the raw data; ``binarization_report`` measures how much the best
+training accuracy that *any* model can reach drops.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from solver import predicates
-from solver.data.table import DataError, missing_mask
+from solver.data.encode import column_features
+from solver.data.roles import Roles
+from solver.data.table import DataError, factorize, missing_mask
 from solver.problem import Problem
 
-MAX_CATEGORIES = 50
+__all__ = ["Method", "Roles", "binarization_report", "label_classes", "make_problem", "parse_method"]
 
 
-@dataclass(frozen=True)
-class Roles:
-    """Which raw column plays which part; ``features=None`` means every other column."""
+class Method(NamedTuple):
+    """A parsed binarization method; ``cuts`` holds guessed cuts once computed."""
 
-    label: str | None = None
-    features: tuple | None = None
-    weight: str | None = None
-    time: str | None = None
-    event: str | None = None
-    group: str | None = None
-    treatment: str | None = None
-    outcome: str | None = None
-    positive_class: str | None = None
-    ignore: tuple = field(default_factory=tuple)
+    name: str
+    k: int | None = None
+    n_estimators: int | None = None
+    max_depth: int | None = None
+    cuts: dict | None = None
 
-    def role_columns(self):
-        named = (self.label, self.weight, self.time, self.event, self.group, self.treatment, self.outcome)
-        return [c for c in named if c]
+    @property
+    def text(self):
+        if self.name == "quantile":
+            return f"quantile:{self.k}"
+        if self.name == "gbdt":
+            return f"gbdt:{self.n_estimators}:{self.max_depth}"
+        return self.name
 
-    def feature_columns(self, table):
-        if self.features is not None:
-            return list(self.features)
-        used = set(self.role_columns()) | set(self.ignore)
-        return [c for c in table.names if c not in used]
-
-    def to_dict(self):
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
-    @classmethod
-    def from_dict(cls, d):
-        d = dict(d or {})
-        if d.get("features") is not None:
-            d["features"] = tuple(d["features"])
-        d["ignore"] = tuple(d.get("ignore") or ())
-        return cls(**d)
+    @property
+    def exact(self):
+        """True when the method keeps every cut of the raw data."""
+        return self.name in ("exact", "none")
 
 
 def parse_method(method):
-    """Return ``(name, k)`` for ``exact``, ``none`` or ``quantile:K``."""
-    if method in ("exact", "none"):
-        return method, None
-    if method.startswith("quantile:"):
-        try:
-            k = int(method.split(":", 1)[1])
-        except ValueError:
-            k = 0
-        if k >= 1:
-            return "quantile", k
-    raise DataError(f"Unknown binarization {method!r}; use exact, none or quantile:K (K ≥ 1).")
+    """Return the ``Method`` of ``exact``, ``none``, ``quantile:K`` or ``gbdt[:N[:D]]``."""
+    text = str(method).strip()
+    name, _, rest = text.partition(":")
+    try:
+        numbers = [int(x) for x in rest.split(":")] if rest else []
+    except ValueError:
+        numbers = [0]
+    if name in ("exact", "none") and not rest:
+        return Method(name)
+    if name == "quantile" and len(numbers) == 1 and numbers[0] >= 1:
+        return Method("quantile", k=numbers[0])
+    if name == "gbdt" and len(numbers) <= 2 and all(n >= 1 for n in numbers):
+        n_estimators, max_depth = (numbers + [40, 1][len(numbers):])[:2]
+        return Method("gbdt", n_estimators=n_estimators, max_depth=max_depth)
+    raise DataError(f"Unknown binarization {text!r}; use exact, none, quantile:K or gbdt[:N[:D]] (K, N, D ≥ 1).")
 
 
-def exact_thresholds(values):
-    """Return the midpoints between adjacent distinct present values, ascending."""
-    distinct = np.unique(values[~np.isnan(values)])
-    return (distinct[:-1] + distinct[1:]) / 2.0
-
-
-def quantile_thresholds(values, k):
-    """Return at most ``k`` midpoints nearest the ``i/(k+1)`` quantiles, ascending."""
-    mids = exact_thresholds(values)
-    if len(mids) <= k:
-        return mids
-    present = np.sort(values[~np.isnan(values)])
-    targets = np.quantile(present, np.arange(1, k + 1) / (k + 1))
-    picked = np.unique(mids[np.abs(mids[None, :] - targets[:, None]).argmin(axis=1)])
-    return picked
-
-
-def column_predicates(name, values, method, k=None):
-    """Return the predicates that binarize one raw feature column."""
-    miss = missing_mask(values)
-    out = []
-    if values.dtype.kind == "f":
-        present = set(np.unique(values[~miss]).tolist())
-        if present <= {0.0, 1.0}:
-            out = [predicates.binary(name)] if len(present) == 2 else []
-        elif method == "none":
-            raise DataError(f"Column {name!r} is not 0/1; choose the exact or quantile binarization.")
-        else:
-            cuts = exact_thresholds(values) if method == "exact" else quantile_thresholds(values, k)
-            out = [predicates.threshold(name, t) for t in cuts]
-    else:
-        if method == "none":
-            raise DataError(f"Column {name!r} holds text; choose the exact binarization to one-hot encode it.")
-        levels = sorted({str(v) for v in values[~miss]})
-        if len(levels) > MAX_CATEGORIES:
-            raise DataError(
-                f"Column {name!r} has {len(levels)} distinct text values (at most {MAX_CATEGORIES}); "
-                "exclude it or group its values."
-            )
-        if len(levels) == 2 and not miss.any():
-            out = [predicates.equals(name, levels[1])]
-        elif len(levels) >= 2:
-            out = [predicates.equals(name, v) for v in levels]
-    if miss.any() and out:
-        out.append(predicates.missing(name))
-    return out
-
-
-def label_classes(values, positive_class=None):
-    """Return ``(y, classes)``: class indices and their labels, positive class last for two classes."""
-    miss = missing_mask(values)
-    if miss.any():
-        raise DataError(f"The label has {int(miss.sum())} missing values; remove those rows or choose another label.")
-    text = np.array([predicates.as_text(v) for v in values], dtype=object)
+def label_classes(values, positive_class=None, role="label"):
+    """Return ``(y, classes)``: class indices and their labels, the positive class last for two classes."""
+    text = np.array([predicates.as_text(v) for v in values.tolist()], dtype=object)
     classes = sorted(set(text.tolist()), key=_class_sort_key)
     if positive_class is not None and len(classes) == 2:
         if positive_class not in classes:
-            raise DataError(f"The positive class {positive_class!r} is not a value of the label.")
+            raise DataError(f"The positive class {positive_class!r} is not a value of the {role}.")
         classes = [c for c in classes if c != positive_class] + [positive_class]
     index = {c: i for i, c in enumerate(classes)}
-    return np.array([index[v] for v in text], dtype=np.int64), classes
+    return np.array([index[v] for v in text.tolist()], dtype=np.int64), classes
 
 
 def _class_sort_key(c):
@@ -147,55 +96,190 @@ def _class_sort_key(c):
         return (1, 0.0, c)
 
 
-def _numeric_role(table, name, role):
+def _numbers(table, name, role):
     values = table[name]
     if values.dtype.kind != "f":
         raise DataError(f"The {role} column {name!r} must hold numbers.")
-    if np.isnan(values).any():
-        raise DataError(f"The {role} column {name!r} has missing values.")
     return values
+
+
+def rows_to_keep(table, roles, feature_names):
+    """Return ``(keep, notes)``: rows that have every role value and every 'drop'-policy feature.
+
+    Returns
+    -------
+    keep : array of bool, shape (n,)
+    notes : list of str
+        One sentence per column that removed rows, with the count.
+    """
+    keep = np.ones(table.n_rows, dtype=bool)
+    notes = []
+    droppers = [(c, "role") for c in roles.role_columns()]
+    droppers += [(c, "policy") for c in feature_names if roles.policy(c) == "drop"]
+    for name, why in droppers:
+        miss = missing_mask(table[name])
+        if miss.any():
+            keep &= ~miss
+            reason = "left out (missing-value policy: drop rows)" if why == "policy" else "left out"
+            notes.append(f"{int(miss.sum()):,} rows without a value in {name!r} are {reason}.")
+    if not keep.any():
+        raise DataError("No rows are left once the rows with missing values are left out: " + " ".join(notes))
+    if not keep.all():
+        notes.append(f"{int(keep.sum()):,} of {table.n_rows:,} rows remain.")
+    return keep, notes
+
+
+def role_fields(table, roles):
+    """Return the ``Problem`` fields of the role columns (label, weight, time, ...)."""
+    out = {}
+    if roles.label:
+        out["y"], out["classes"] = label_classes(table[roles.label], roles.positive_class)
+        out["label_name"] = roles.label
+    if roles.weight:
+        weights = _numbers(table, roles.weight, "weight")
+        if (weights < 0).any() or not np.isfinite(weights).all():
+            raise DataError(f"The weight column {roles.weight!r} has negative values.")
+        if weights.sum() <= 0:
+            raise DataError(f"The weight column {roles.weight!r} is zero everywhere.")
+        out["sample_weight"] = weights
+    if roles.time:
+        out["time"] = _numbers(table, roles.time, "survival time")
+        if (out["time"] < 0).any():
+            raise DataError(f"The survival time column {roles.time!r} has negative values.")
+        out.setdefault("label_name", roles.time)
+    if roles.event:
+        event = _numbers(table, roles.event, "event")
+        if not set(np.unique(event).tolist()) <= {0.0, 1.0}:
+            raise DataError(f"The event column {roles.event!r} must be 0 (censored) or 1 (event).")
+        out["event"] = event == 1
+    if roles.group:
+        out["group"], groups = label_classes(table[roles.group], role="group")
+        if len(groups) != 2:
+            raise DataError(f"The protected group column {roles.group!r} must have exactly two values, "
+                            f"not {len(groups)}.")
+    if roles.treatment:
+        out["treatment"], out["treatments"] = label_classes(table[roles.treatment], role="treatment")
+    if roles.outcome:
+        out["outcome"] = _numbers(table, roles.outcome, "outcome")
+    return out
 
 
 def make_problem(table, roles, method="exact"):
     """Binarize ``table`` under ``roles`` into a ``Problem``.
+
+    Rows missing a role value, or a feature whose policy is ``drop``, are
+    left out and counted in ``Problem.notes``; so are dropped columns.
 
     Raises
     ------
     DataError
         With one plain sentence when a role column is missing or unusable.
     """
-    method, k = parse_method(method)
-    for name in roles.role_columns() + list(roles.features or ()):
-        if name not in table:
-            raise DataError(f"The data has no column named {name!r}.")
-    fields = {"notes": []}
-    if roles.label:
-        fields["y"], fields["classes"] = label_classes(table[roles.label], roles.positive_class)
-        fields["label_name"] = roles.label
-    if roles.weight:
-        weights = _numeric_role(table, roles.weight, "weight")
-        if (weights < 0).any():
-            raise DataError(f"The weight column {roles.weight!r} has negative values.")
-        fields["sample_weight"] = weights
-    if roles.time:
-        fields["time"] = _numeric_role(table, roles.time, "time")
-        fields["label_name"] = roles.time
-    if roles.event:
-        event = _numeric_role(table, roles.event, "event")
-        if not set(np.unique(event).tolist()) <= {0.0, 1.0}:
-            raise DataError(f"The event column {roles.event!r} must be 0 (censored) or 1 (event).")
-        fields["event"] = event == 1
-    if roles.group:
-        group, _ = label_classes(table[roles.group])
-        fields["group"] = group
-    if roles.treatment:
-        fields["treatment"], fields["treatments"] = label_classes(table[roles.treatment])
-    if roles.outcome:
-        fields["outcome"] = _numeric_role(table, roles.outcome, "outcome")
-    features = []
-    for name in roles.feature_columns(table):
-        features += column_predicates(name, table[name], method, k)
+    method = parse_method(method) if isinstance(method, str) else method
+    roles.check(table.names)
+    feature_names = roles.feature_columns(table.names)
+    keep, notes = rows_to_keep(table, roles, feature_names)
+    table = table if keep.all() else table.take(keep)
+    fields = role_fields(table, roles)
+    if method.name == "gbdt":
+        method = _with_guessed_cuts(method, table, feature_names, fields)
+    features, costs = [], []
+    for name in feature_names:
+        column, column_notes = column_features(name, table[name], method, roles)
+        features += column
+        costs += [float(roles.feature_cost.get(name, 1.0))] * len(column)
+        notes += column_notes
     if not features:
         raise DataError("No usable feature columns remain (every feature column is constant or empty).")
     X = predicates.evaluate_all(features, table.columns)
-    return Problem(X=X, features=features, **fields)
+    if roles.feature_cost:
+        fields["feature_cost"] = np.array(costs)
+    report = binarization_report(table, feature_names, X, fields.get("y"), fields.get("sample_weight"), method)
+    if report.get("note"):
+        notes.append(report["note"])
+    return Problem(X=X, features=features, notes=notes, binarization=report, **fields)
+
+
+def _with_guessed_cuts(method, table, feature_names, fields):
+    from solver.data.guess import guess_cuts
+
+    if "y" not in fields:
+        raise DataError("Threshold guessing needs a class label; use the exact or quantile binarization.")
+    numeric = {name: table[name] for name in feature_names if table[name].dtype.kind == "f"}
+    cuts = guess_cuts(numeric, fields["y"], fields.get("sample_weight"), method.n_estimators, method.max_depth)
+    return method._replace(cuts=cuts)
+
+
+def row_groups(columns, n):
+    """Return a group index per row: rows share a group iff they agree on every column.
+
+    Parameters
+    ----------
+    columns : iterable of array of int64, shape (n,)
+        Codes of each column (any integers, -1 allowed).
+    n : int
+
+    Returns
+    -------
+    group : array of int64, shape (n,)
+    """
+    group = np.zeros(n, dtype=np.int64)
+    for codes in columns:
+        codes = np.asarray(codes, dtype=np.int64)
+        width = int(codes.max()) - int(codes.min()) + 1 if n else 1
+        _, group = np.unique(group * width + (codes - codes.min()), return_inverse=True)
+        group = np.asarray(group, dtype=np.int64).reshape(-1)
+    return group
+
+
+def best_accuracy(group, y, weights, n_classes):
+    """Return the highest weighted training accuracy any classifier can reach.
+
+    Rows of one ``group`` cannot be told apart; the best a model can do is
+    predict each group's (weighted) majority class.
+
+    Parameters
+    ----------
+    group : array of int64, shape (n,)
+    y : array of int64, shape (n,)
+    weights : array of float64, shape (n,)
+    n_classes : int
+    """
+    mass = np.zeros((int(group.max()) + 1 if len(group) else 0, n_classes))
+    np.add.at(mass, (group, y), weights)
+    return float(mass.max(axis=1).sum() / weights.sum())
+
+
+def binarization_report(table, feature_names, X, y, weights, method):
+    """Describe a binarization and, with a label, what it costs in reachable accuracy.
+
+    Returns
+    -------
+    report : dict
+        ``method``, ``exact`` (keeps every cut), ``n_features``; with a
+        label also ``best_accuracy_raw`` (distinct raw feature rows) and
+        ``best_accuracy`` (distinct binary rows), and a ``note`` sentence.
+    """
+    report = {"method": method.text, "exact": method.exact, "n_features": int(X.shape[1])}
+    if y is None or len(y) == 0:
+        return report
+    weights = np.ones(len(y)) if weights is None else weights
+    n_classes = int(y.max()) + 1
+    n = len(y)
+    raw = row_groups((factorize(table[name])[0] for name in feature_names), n)
+    binary = row_groups(np.packbits(X, axis=1).T, n)
+    report["best_accuracy_raw"] = best_accuracy(raw, y, weights, n_classes)
+    report["best_accuracy"] = best_accuracy(binary, y, weights, n_classes)
+    lost = report["best_accuracy_raw"] - report["best_accuracy"]
+    if lost > 1e-12:
+        report["note"] = (
+            f"This binarization merges rows that the raw values tell apart: the best training accuracy any model "
+            f"can reach falls from {report['best_accuracy_raw']:.2%} on the raw values to "
+            f"{report['best_accuracy']:.2%} on these features."
+        )
+    elif not method.exact:
+        report["note"] = (
+            "This binarization keeps a subset of the exact thresholds; here it merges no rows that the raw "
+            "values tell apart, but an optimal model on it is optimal only among models on these thresholds."
+        )
+    return report

@@ -26,7 +26,7 @@ def test_a_cart_run_goes_through_the_queue_and_stores_its_result(client, celery_
     assert r.url == run.get_absolute_url()
     run = wait_for_run(run.pk)
     assert run.status == Run.Status.HEURISTIC, run.error
-    assert run.worker.startswith("it@") and run.attempts == 1
+    assert run.worker and run.attempts == 1
     result = run.result
     assert result["problem"]["n_samples"] == 6907
     assert 0.6 < result["metrics"]["accuracy"] < 0.8
@@ -57,3 +57,44 @@ def test_a_run_cancelled_while_queued_is_never_executed(client, celery_worker_pr
     execute_run_task.delay(other.pk)
     assert wait_for_run(other.pk).status == Run.Status.HEURISTIC
     assert Run.objects.get(pk=run.pk).status == Run.Status.CANCELLED
+
+
+def test_a_cv_path_is_shared_by_two_worker_processes_and_every_cell_is_accounted_for(client, transactional_db,
+                                                                                     media_for_workers):
+    import time
+
+    from corelsweb.runs import paths
+    from corelsweb.runs.models import RegularizationPath
+    from tests.conftest import WorkerProcess, purge_queue, require_real_services
+
+    require_real_services()
+    purge_queue()
+    workers = [WorkerProcess("cv1"), WorkerProcess("cv2")]
+    try:
+        for w in workers:
+            w.wait_ready()
+        alice = make_user("alice")
+        client.force_login(alice)
+        client.post(reverse("dataset-sample"), {"sample": "tic-tac-toe"})
+        dataset = Dataset.objects.get(owner=alice)
+        client.post(reverse("path-new", args=[dataset.pk, "cart"]), {
+            "lambdas": "0.001, 0.005, 0.01, 0.02, 0.05", "folds": 4, "seed": 1, "time_limit": 60,
+            "memory_limit_mb": 1024, "p_max_depth": 4, "p_min_samples_leaf": 1, "p_criterion": "gini"})
+        path = RegularizationPath.objects.get()
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            path.refresh_from_db()
+            if path.status in (RegularizationPath.Status.COMPLETE, RegularizationPath.Status.INCOMPLETE):
+                break
+            time.sleep(0.5)
+        assert path.status == RegularizationPath.Status.COMPLETE
+        cells = paths.cells(path)
+        assert len(cells) == 20 and all(r.status == Run.Status.HEURISTIC for r in cells.values())
+        assert len({r.worker for r in cells.values()}) == 2  # both worker processes took cells
+        assert all(r.attempts == 1 for r in cells.values())
+        assert sum(r.result["holdout"]["n_samples"] for r in cells.values()) == 5 * 958
+        assert path.refit_run.status == Run.Status.HEURISTIC
+        assert path.refit_run.params["regularization"] == path.chosen_lambda
+    finally:
+        for w in workers:
+            w.stop()

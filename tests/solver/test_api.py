@@ -83,3 +83,12 @@ def test_every_registered_algorithm_has_a_complete_schema():
 def test_limits_round_trip():
     limits = Limits(time_limit=2.5, node_limit=10, memory_limit=2**20)
     assert Limits.from_dict(limits.to_dict()) == limits
+
+
+def test_missing_parameters_take_their_defaults_and_none_means_no_limit():
+    cart = registry.get("cart")
+    assert cart.clean({})["max_depth"] == 4
+    assert cart.clean({"max_depth": None})["max_depth"] is None
+    assert cart.clean({"max_depth": ""})["max_depth"] is None
+    with pytest.raises(ParameterError, match="min_samples_leaf needs a value"):
+        cart.clean({"min_samples_leaf": None})

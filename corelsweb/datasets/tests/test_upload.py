@@ -29,7 +29,7 @@ def test_the_dataset_page_shows_preview_types_and_balance(alice_client, alice):
     r = alice_client.get(dataset.get_absolute_url())
     assert r.status_code == 200
     page = r.content.decode()
-    assert "Label balance" in page and "categorical" in page and "2.5" in page
+    assert "Label balance" in page and "binary" in page and "2.5" in page
 
 
 @pytest.mark.parametrize("data, message", [

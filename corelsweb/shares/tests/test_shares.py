@@ -18,10 +18,9 @@ def test_a_share_link_opens_signed_out_and_read_only(alice_client, alice, client
     r = client.get(link.get_absolute_url())
     assert r.status_code == 200
     page = r.content.decode()
-    assert "read-only shared view" in page and 'data-figure="fig-model"' in page
+    assert "read-only snapshot" in page and 'data-figure="fig-model"' in page
     assert reverse("run-cancel", args=[run.pk]) not in page and reverse("run-retry", args=[run.pk]) not in page
     assert "csrfmiddlewaretoken" not in page.split("<main>")[1]
-    assert client.get(reverse("share-progress", args=[link.token])).json()["status"] == run.status
 
 
 def test_a_revoked_link_stops_working(alice_client, alice, client):
@@ -30,7 +29,6 @@ def test_a_revoked_link_stops_working(alice_client, alice, client):
     alice_client.post(reverse("share-revoke", args=[link.pk]))
     alice_client.logout()
     assert client.get(link.get_absolute_url()).status_code == 404
-    assert client.get(reverse("share-progress", args=[link.token])).status_code == 404
 
 
 def test_unknown_and_malformed_tokens_are_404(client, db):
@@ -64,3 +62,27 @@ def test_tokens_are_unique(alice_client, alice):
         alice_client.post(reverse("share-create", args=[run.pk]))
     tokens = set(ShareLink.objects.values_list("token", flat=True))
     assert len(tokens) == 6
+
+
+def test_the_snapshot_is_frozen_and_holds_no_raw_rows_unless_asked(alice_client, alice, client):
+    from corelsweb.runs.models import Run
+
+    run = make_finished_run(alice)
+    link = make_link(alice_client, run)
+    objective = run.result["objective"]
+    Run.objects.filter(pk=run.pk).update(result={**run.result, "objective": 0.123456789})
+    page = client.get(link.get_absolute_url()).content.decode()
+    assert f"{objective:.6f}" in page and "0.123457" not in page
+    assert "First rows" not in page and "2.5" not in page  # a raw cell of the small dataset
+    alice_client.post(reverse("share-create", args=[run.pk]), {"include_data": "1"})
+    with_data = ShareLink.objects.filter(run=run, include_data=True).get()
+    assert "First rows" in client.get(with_data.get_absolute_url()).content.decode()
+
+
+def test_a_running_run_cannot_be_shared(alice_client, alice):
+    from corelsweb.runs.models import Run
+    from tests.factories import make_run
+
+    run = make_run(alice, status=Run.Status.RUNNING)
+    alice_client.post(reverse("share-create", args=[run.pk]))
+    assert not ShareLink.objects.exists()

@@ -1,19 +1,32 @@
 // Draw every figure embedded in the page: <script type="application/json" id="fig-x"> + <div data-figure="fig-x">.
+// Each figure's toolbar downloads it as PNG (camera) or SVG (the added button).
 (function () {
   "use strict";
-  var config = { responsive: true, displaylogo: false, toImageButtonOptions: { format: "png", scale: 2 } };
+
+  function config(name) {
+    return {
+      responsive: true,
+      displaylogo: false,
+      toImageButtonOptions: { format: "png", scale: 2, filename: name },
+      modeBarButtonsToAdd: [{
+        name: "Download as SVG",
+        icon: window.Plotly.Icons.disk,
+        click: function (gd) { window.Plotly.downloadImage(gd, { format: "svg", filename: name }); }
+      }]
+    };
+  }
 
   function draw(div) {
     var source = document.getElementById(div.dataset.figure);
     if (!source || !window.Plotly) { return; }
     var fig = JSON.parse(source.textContent);
-    window.Plotly.newPlot(div, fig.data, fig.layout, config).then(function () {
+    var name = "corelsweb-" + div.dataset.figure.replace(/^fig-/, "");
+    window.Plotly.newPlot(div, fig.data, fig.layout, config(name)).then(function () {
       div.dataset.drawn = "1";
     });
   }
 
   window.corelswebFigures = {
-    config: config,
     drawAll: function () { document.querySelectorAll("[data-figure]").forEach(draw); }
   };
   document.addEventListener("DOMContentLoaded", window.corelswebFigures.drawAll);

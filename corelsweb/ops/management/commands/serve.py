@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Migrate, create the demo account, start a Celery worker process and gunicorn; stop both on Ctrl-C."
+    help = "Migrate, create the demo account, start Celery workers (short and long queue) and gunicorn; Ctrl-C stops all."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -26,10 +26,12 @@ class Command(BaseCommand):
         if not no_bootstrap:
             call_command("bootstrap")
         python = sys.executable
-        worker = subprocess.Popen([
-            python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO",
-            f"--concurrency={concurrency}", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n", "worker@%h",
-        ])
+        celery = [python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO"]
+        # One worker per queue, so that a long search never blocks quick ones; the
+        # long-queue worker also runs beat, which reconciles orphaned runs.
+        short = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "short", "-n", "short@%h"])
+        long = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "long", "-n", "long@%h", "-B",
+                                          "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME])
         web = subprocess.Popen([
             python, "-m", "gunicorn", "corelsweb.wsgi", "--bind", f"{host}:{port}",
             "--workers", "2", "--threads", "4", "--access-logfile", "-", "--log-level", "warning",
@@ -37,9 +39,9 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(
             f"\ncorelsweb is running at http://{host}:{port}/  (demo account: demo / demo-corelsweb)\n"
             f"database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
-            f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the worker.\n"
+            f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the workers.\n"
         ))
-        children = [worker, web]
+        children = [short, long, web]
         signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             while all(p.poll() is None for p in children):

@@ -1,0 +1,32 @@
+"""The regularization path: train and validation score and model size against λ."""
+
+from corelsweb.figures.common import LOWER_COLOR, PALETTE, base_layout, esc, figure
+
+
+def path_figure(rows, metric, metric_title, chosen=None):
+    """Return a figure of the path summary rows (one per λ), the chosen λ marked with a star."""
+    rows = sorted((r for r in rows if r.get("folds_done")), key=lambda r: r["lambda"])
+    lams = [r["lambda"] for r in rows]
+    title = esc(metric_title)
+    data = [
+        {"type": "bar", "x": lams, "y": [r["leaves_mean"] for r in rows], "name": "leaves (mean)", "yaxis": "y2",
+         "marker": {"color": "#dee2e6"}, "opacity": 0.7, "hovertemplate": "λ=%{x}: %{y:.1f} leaves<extra></extra>"},
+        {"type": "scatter", "x": lams, "y": [r["valid_mean"] for r in rows], "name": f"validation {title}",
+         "mode": "lines+markers", "line": {"color": PALETTE[0]},
+         "error_y": {"type": "data", "array": [r["valid_std"] or 0 for r in rows], "visible": True}},
+        {"type": "scatter", "x": lams, "y": [r["train_mean"] for r in rows], "name": f"training {title}",
+         "mode": "lines+markers", "line": {"color": PALETTE[1], "dash": "dot"}},
+    ]
+    best = next((r for r in rows if r["lambda"] == chosen), None)
+    if best is not None:
+        data.append({"type": "scatter", "x": [chosen], "y": [best["valid_mean"]], "name": f"chosen λ = {chosen:g}",
+                     "mode": "markers", "marker": {"symbol": "star", "size": 18, "color": LOWER_COLOR}})
+    layout = base_layout(
+        height=380,
+        xaxis={"title": {"text": "λ (log scale)"}, "type": "log", "gridcolor": "#eee"},
+        yaxis={"title": {"text": title}, "gridcolor": "#eee"},
+        yaxis2={"title": {"text": "leaves"}, "overlaying": "y", "side": "right", "showgrid": False,
+                "rangemode": "tozero"},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return figure(data, layout)

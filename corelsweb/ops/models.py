@@ -1,0 +1,19 @@
+from django.db import models
+
+
+class WorkerBeat(models.Model):
+    """The latest heartbeat of one Celery pool process: what it runs and how loaded its machine is."""
+
+    name = models.CharField(max_length=200, unique=True)  # host:pid, as recorded on the runs it claims
+    queues = models.CharField(max_length=200, blank=True)
+    started = models.DateTimeField()
+    last_seen = models.DateTimeField(db_index=True)
+    current_run = models.ForeignKey("runs.Run", models.SET_NULL, null=True, blank=True, related_name="+")
+    load = models.FloatField(default=0.0)
+    rss_bytes = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,57 @@
+"""What a run page shows, as one JSON-able dict: live for the owner, frozen for a share link."""
+
+from corelsweb.runs.models import Run
+from solver import registry
+from solver.registry import ParameterError
+
+
+def _algorithm_title(name):
+    try:
+        return registry.get(name).title
+    except ParameterError:
+        return name
+
+
+def _param_rows(name, params):
+    try:
+        spec = registry.get(name)
+    except ParameterError:
+        return [(k, v) for k, v in params.items()]
+    # Registry order and titles (the database may reorder JSON keys).
+    return [(p.title, params.get(p.name)) for p in spec.params]
+
+
+def dataset_summary(dataset, include_data=False):
+    out = {
+        "name": dataset.name,
+        "n_rows": dataset.n_rows,
+        "n_columns": dataset.n_columns,
+        "columns": [{k: c.get(k) for k in ("name", "type", "missing", "distinct")} for c in dataset.columns],
+        "roles": {k: v for k, v in dataset.roles.items() if k != "ignore"},
+    }
+    if include_data:
+        out["column_names"] = dataset.column_names
+        out["preview"] = dataset.preview
+    return out
+
+
+def run_view(run, include_data=False):
+    """Return the displayable state of ``run`` (no owner-only controls, nothing private)."""
+    return {
+        "pk": run.pk,
+        "algorithm": run.algorithm,
+        "algorithm_title": _algorithm_title(run.algorithm),
+        "status": run.status,
+        "status_display": Run.Status(run.status).label,
+        "elapsed": run.elapsed_seconds(),
+        "params": _param_rows(run.algorithm, run.params),
+        "binarization": run.binarization,
+        "limits": run.limits,
+        "evaluation": (run.result or {}).get("holdout", {}).get("description", ""),
+        "note": run.note,
+        "error": run.error,
+        "created": run.created.isoformat(),
+        "finished": run.finished.isoformat() if run.finished else None,
+        "dataset": dataset_summary(run.dataset, include_data),
+        "result": run.result,
+    }

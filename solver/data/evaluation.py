@@ -1,0 +1,118 @@
+"""Train/test splits and evaluating a model on rows it was not fitted on."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver import predicates
+from solver.data.binarize import label_classes, rows_to_keep
+from solver.data.table import DataError
+from solver.problem import Problem
+
+
+def _strata(labels, n):
+    return np.zeros(n, dtype=np.int64) if labels is None else np.asarray(labels)
+
+
+def holdout_rows(n, fraction, seed=0, labels=None):
+    """Return ``(train, test)`` row indices: a stratified random ``fraction`` held out.
+
+    Every class keeps at least one training row.
+    """
+    if not 0 < fraction < 1:
+        raise DataError("The holdout fraction must be between 0 and 1.")
+    strata = _strata(labels, n)
+    rng = np.random.default_rng(seed)
+    test = []
+    for value in np.unique(strata):
+        rows = rng.permutation(np.flatnonzero(strata == value))
+        take = min(len(rows) - 1, int(round(fraction * len(rows))))
+        test.append(rows[:take])
+    test = np.sort(np.concatenate(test)) if test else np.zeros(0, dtype=np.int64)
+    train = np.setdiff1d(np.arange(n), test)
+    return train, test
+
+
+def kfold_rows(n, k, fold, seed=0, labels=None):
+    """Return ``(train, test)`` row indices of fold ``fold`` of a stratified ``k``-fold split."""
+    if not 2 <= k <= n:
+        raise DataError(f"Cross-validation needs between 2 and {n} folds, not {k}.")
+    if not 0 <= fold < k:
+        raise DataError(f"Fold {fold} does not exist in a {k}-fold split.")
+    strata = _strata(labels, n)
+    rng = np.random.default_rng(seed)
+    assignment = np.empty(n, dtype=np.int64)
+    offset = 0
+    for value in np.unique(strata):
+        rows = rng.permutation(np.flatnonzero(strata == value))
+        assignment[rows] = (np.arange(len(rows)) + offset) % k
+        offset += len(rows)
+    test = np.flatnonzero(assignment == fold)
+    return np.flatnonzero(assignment != fold), test
+
+
+def problem_like(problem, table, roles):
+    """Return the rows of a raw ``table`` as a ``Problem`` with ``problem``'s features and classes.
+
+    The binary features are the training problem's predicates evaluated on
+    the new rows (no new thresholds), and labels map onto the training
+    classes, so a model fitted on ``problem`` can be scored on the result.
+    """
+    # The rows training would leave out (a missing label, a 'drop'-policy feature) cannot be scored either.
+    keep, _ = rows_to_keep(table, roles, roles.feature_columns(table.names))
+    table = table if keep.all() else table.take(keep)
+    X = predicates.evaluate_all(problem.features, table.columns)
+    fields = {}
+    if roles.label:
+        values = [predicates.as_text(v) for v in table[roles.label]]
+        index = {c: i for i, c in enumerate(problem.classes)}
+        unknown = sorted({v for v in values if v not in index})
+        if unknown:
+            raise DataError(f"The test data has label values the training data never had: {', '.join(unknown[:5])}.")
+        fields["y"] = np.array([index[v] for v in values], dtype=np.int64)
+        fields["classes"] = problem.classes
+    for name in ("time", "outcome"):
+        column = getattr(roles, name)
+        if column:
+            fields[name] = np.asarray(table[column], dtype=np.float64)
+    if roles.event:
+        fields["event"] = np.asarray(table[roles.event], dtype=np.float64) == 1
+    if roles.weight:
+        fields["sample_weight"] = np.asarray(table[roles.weight], dtype=np.float64)
+    if roles.group:
+        fields["group"], _ = label_classes(table[roles.group])
+    if roles.treatment:
+        index = {c: i for i, c in enumerate(problem.treatments)}
+        fields["treatment"] = np.array([index.get(predicates.as_text(v), -1) for v in table[roles.treatment]])
+        fields["treatments"] = problem.treatments
+    return Problem(X=X, features=problem.features, label_name=problem.label_name, **fields)
+
+
+def _stratify_by(table, roles):
+    column = roles.label or roles.event
+    if not column:
+        return None
+    if column not in table:
+        raise DataError(f"The data has no column named {column!r}.")
+    return np.array([predicates.as_text(v) for v in table[column]], dtype=object)
+
+
+def split_table(table, roles, holdout=None, kfold=None, fold=None, seed=0):
+    """Split a raw table for evaluation: a stratified holdout fraction or one fold of k.
+
+    Returns
+    -------
+    train : Table
+    test : Table or None
+    description : str
+        Plain words for pages and result files ("20 % held out (stratified, seed 0)").
+    """
+    n = table.n_rows
+    labels = _stratify_by(table, roles)
+    if kfold:
+        train, test = kfold_rows(n, kfold, fold, seed, labels)
+        return table.take(train), table.take(test), f"fold {fold + 1} of {kfold} (stratified, seed {seed})"
+    if holdout:
+        train, test = holdout_rows(n, holdout, seed, labels)
+        return table.take(train), table.take(test), f"{holdout:.0%} held out (stratified, seed {seed})"
+    return table, None, ""
