@@ -223,7 +223,8 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None):
         objective=float(search.upper_bound),
         lower_bound=None if lower_bound is None else float(lower_bound),
         model=model,
-        metrics=metrics.evaluate(model, problem),
+        # The model indexes the search's own columns (CORELS mines antecedents from the features).
+        metrics=metrics.evaluate(model, getattr(search, "problem", problem)),
         trace=outcome.trace.columns,
         stats=stats,
         problem=problem.summary(),

@@ -23,6 +23,10 @@ A search object provides
     ``heuristic`` for baselines that prove nothing.
 ``state_bytes() -> int`` (optional)
     Bytes held by the search's arrays, checked against the memory limit.
+``problem`` (optional)
+    The ``Problem`` whose columns the model's feature indices refer to, when
+    the search built its own (CORELS' mined antecedents); training metrics
+    are computed on it.
 ``extras() -> dict`` (optional)
     JSON-able output beyond the model (a Pareto front, ...), stored in
     ``Result.extras``.

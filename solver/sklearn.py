@@ -110,6 +110,64 @@ class CARTClassifier(SolverClassifierMixin, BaseEstimator):
         self.binarize = binarize
 
 
+class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
+    """Certifiably optimal rule list (CORELS) for two classes.
+
+    Minimises misclassification + ``regularization`` × rules over ordered rule
+    lists whose antecedents are mined from the binarized features (or, with
+    ``antecedents="given"``, are the 0/1 columns themselves). ``rule_list_``
+    is the fitted ``solver.models.RuleList``; ``optimal_`` says whether the
+    search proved it optimal before its limits.
+    """
+
+    algorithm = "corels"
+
+    def __init__(self, *, regularization=0.01, max_length=None, antecedents="mined", min_support=0.01,
+                 max_clauses=2, negations=True, policy="lower_bound", use_garbage_collection=True,
+                 use_hierarchical_bound=True, use_lookahead_bound=True, use_length_bound=True,
+                 use_minimum_support_bound=True, use_accurate_support_bound=True, use_equivalent_points_bound=True,
+                 use_permutation_map=True, use_captured_vector_map=False, time_limit=None, node_limit=None,
+                 binarize="quantile:8"):
+        self.regularization = regularization
+        self.max_length = max_length
+        self.antecedents = antecedents
+        self.min_support = min_support
+        self.max_clauses = max_clauses
+        self.negations = negations
+        self.policy = policy
+        self.use_garbage_collection = use_garbage_collection
+        self.use_hierarchical_bound = use_hierarchical_bound
+        self.use_lookahead_bound = use_lookahead_bound
+        self.use_length_bound = use_length_bound
+        self.use_minimum_support_bound = use_minimum_support_bound
+        self.use_accurate_support_bound = use_accurate_support_bound
+        self.use_equivalent_points_bound = use_equivalent_points_bound
+        self.use_permutation_map = use_permutation_map
+        self.use_captured_vector_map = use_captured_vector_map
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
+
+    def fit(self, X, y):
+        """Fit the rule list; return ``self``. CORELS counts rows, so it takes no sample weights."""
+        if y is None:
+            raise ValueError("CorelsClassifier requires y to be passed, but the target y is None.")
+        check_classification_targets(y)
+        classes = np.unique(np.asarray(y))
+        if len(classes) > 2:
+            raise ValueError(f"Only binary classification is supported by CORELS; y has {len(classes)} classes.")
+        if len(classes) < 2:
+            raise ValueError("CORELS needs two classes to learn from; y has one class.")
+        super().fit(X, y)
+        self.rule_list_ = self.model_
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
 class OSSTSurvivalTree(BaseEstimator):
     """Optimal sparse survival tree (OSST): Kaplan-Meier leaves, minimal IBS + λ × leaves.
 

@@ -9,6 +9,7 @@ a builder here, not editing templates.
 """
 
 from corelsweb.figures.classification import confusion_figure
+from corelsweb.figures.corels import queue_length_figure, remaining_space_figure
 from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
@@ -67,7 +68,20 @@ def survival_panels(result):
     return panels
 
 
-PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels]
+def corels_panels(result):
+    history = (result.get("extras") or {}).get("queue_by_length")
+    if result.get("algorithm") != "corels" or not history or not history.get("elapsed"):
+        return []
+    panels = [panel("queue-lengths", "Queued prefixes by length", queue_length_figure(history),
+                    note="Prefixes waiting to be extended, one line per number of rules (paper Figs 15-17).")]
+    remaining = remaining_space_figure(history)
+    if remaining is not None:
+        panels.append(panel("remaining-space", "Search space left", remaining,
+                            note="Upper bound on the prefixes still to evaluate (Theorem 7), in powers of ten."))
+    return panels
+
+
+PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels, corels_panels]
 
 
 def panels_for_result(result):

@@ -24,19 +24,35 @@ def tree_depth(result):
 
 @register.inclusion_tag("runs/_rule_list.html")
 def rule_list_table(result):
-    """Render a rule list as if / else-if rows with what each rule captures."""
+    """Render a rule list as if / else-if rows with what each rule captures, in the data's own words."""
     model = RuleList.from_dict(result["model"])
-    rows = []
     texts = model.rule_texts() + [None]
     outputs = list(model.predictions) + [model.default]
+    total_rows = model.counts.sum() or 1
+    rows, covered = [], 0.0
     for k, (text, output) in enumerate(zip(texts, outputs)):
         counts = model.counts[k]
-        total = counts.sum()
+        captured = counts.sum()
+        covered += captured
         rows.append({
             "keyword": "if" if k == 0 else ("else if" if text is not None else "else"),
             "text": text,
             "prediction": model.classes[output],
-            "captured": total,
-            "correct_share": counts[output] / total if total else None,
+            "captured": captured,
+            "support": captured / total_rows,
+            "covered": covered / total_rows,
+            "class_counts": [(model.classes[c], counts[c]) for c in range(len(model.classes))],
+            "errors": captured - counts[output],
+            "correct_share": counts[output] / captured if captured else None,
         })
-    return {"rows": rows}
+    return {"rows": rows, "text": rule_list_text(model)}
+
+
+def rule_list_text(model):
+    """Return the rule list as plain if / else if / else lines."""
+    lines = []
+    for k, (text, output) in enumerate(zip(model.rule_texts(), model.predictions)):
+        lines.append(f"{'if' if k == 0 else 'else if'} {text} then predict {model.classes[output]}")
+    lines.append(f"else predict {model.classes[model.default]}" if lines else
+                 f"predict {model.classes[model.default]}")
+    return "\n".join(lines)

@@ -1,0 +1,75 @@
+"""Registry entry of CORELS: certifiably optimal rule lists (Angelino et al., JMLR 2018)."""
+
+from solver.registry import Algorithm, Param, regularization_param
+
+POLICY_HELP = (
+    "Which queued prefix to extend next: lower_bound (smallest b + b0, the paper's default), curiosity "
+    "(b / support), objective (smallest objective), bfs (shortest first) or dfs (longest first). "
+    "Changes the speed, never the optimum."
+)
+
+
+def _bound(name, label, help, default=True):
+    return Param(name, "bool", default, help + " Changes the speed, never the optimum.", label=label, group="bounds")
+
+
+ALGORITHM = Algorithm(
+    name="corels",
+    title="CORELS (certifiably optimal rule lists)",
+    summary=(
+        "Branch-and-bound over ordered rule lists 'if a₁ then p₁ else if a₂ then p₂ … else p₀', minimising "
+        "misclassification + λ × rules, with a certificate that no rule list over the same antecedents "
+        "does better. Two classes."
+    ),
+    search_module="solver.corels.search",
+    model_type="rule_list",
+    params=(
+        regularization_param(default=0.01, help_extra="Each rule costs as much as misclassifying a fraction λ "
+                             "of the rows; λ = 0.01 adds a rule only if it removes more than 1 % of the errors."),
+        Param(
+            "max_length", "int", None, "Most rules before the default rule. Empty means no limit (the bounds "
+            "limit the length anyway).", label="Max rules", minimum=1, maximum=10_000, optional=True,
+        ),
+        Param(
+            "antecedents", "choice", "mined",
+            "mined: rules are the binary features, their negations and conjunctions of two; given: each binary "
+            "column of the file is one rule antecedent, as in CORELS' own .out files.",
+            label="Antecedents", choices=("mined", "given"),
+        ),
+        Param(
+            "min_support", "float", 0.01,
+            "Mined antecedents must hold on at least this fraction of the rows, and fail on at least as many.",
+            label="Minimum support", minimum=0.0, maximum=0.5, visible_when={"antecedents": ("mined",)},
+        ),
+        Param(
+            "max_clauses", "int", 2, "1: single predicates only; 2: also conjunctions of two.",
+            label="Clauses per antecedent", minimum=1, maximum=2, visible_when={"antecedents": ("mined",)},
+        ),
+        Param(
+            "negations", "bool", True, "Also mine the negation of every binary feature (age > 25 beside age ≤ 25).",
+            label="Negations", visible_when={"antecedents": ("mined",)},
+        ),
+        Param("policy", "choice", "lower_bound", POLICY_HELP, label="Search policy",
+              choices=("lower_bound", "curiosity", "objective", "bfs", "dfs"), group="search"),
+        Param("use_garbage_collection", "bool", True,
+              "Free the stored prefixes that cannot lead to a better rule list whenever the best one improves "
+              "(paper §5.5). Saves memory, never changes the optimum.", label="Garbage collection", group="search"),
+        _bound("use_hierarchical_bound", "Hierarchical lower bound (Thm 1)",
+               "Skip a prefix whose own errors plus λ per rule already reach the best objective."),
+        _bound("use_lookahead_bound", "Lookahead bound (Lemma 2)",
+               "Do not queue a prefix whose lower bound plus one more rule's cost reaches the best objective."),
+        _bound("use_length_bound", "Prefix length bound (Thm 6)",
+               "Do not extend a prefix beyond K + ⌊(R − b)/λ⌋ rules."),
+        _bound("use_minimum_support_bound", "Minimum support (Thm 10)",
+               "Drop a rule that captures fewer than λN rows."),
+        _bound("use_accurate_support_bound", "Minimum accurate support (Thm 11)",
+               "Drop a rule that classifies fewer than λN rows correctly."),
+        _bound("use_equivalent_points_bound", "Equivalent points bound (Thm 20)",
+               "Count the errors that rows with identical antecedents but different labels force on any list."),
+        _bound("use_permutation_map", "Permutation map (Cor 16)",
+               "Keep only the best ordering of each set of antecedents."),
+        _bound("use_captured_vector_map", "Captured-vector map (Thm 15)",
+               "Keep only the best prefix among those capturing the same rows (prunes more than the "
+               "permutation map, costs a bit per distinct row in each entry; replaces it when both are on).", default=False),
+    ),
+)
