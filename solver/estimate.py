@@ -1,17 +1,18 @@
 """A rough, honest estimate of how hard a search will be, before it runs.
 
-Not a promise: branch-and-bound time depends on how fast bounds close, which
-no formula knows. What we can say is how large the space is that the bounds
-must rule out, from the number of binary features ``m`` and the most leaves
-(or rules) an optimal model can have (``H ≤ ℓ₀/λ + 1``, see
-``solver.regularization``) or the depth limit.
+Not a promise: branch-and-bound time depends on how fast the bounds close,
+which no formula knows. The estimate rests on two facts that do drive the
+work: the number ``m`` of binary features (or antecedents) the search picks
+from, and how deep the optimal model can be — at most the depth limit, and at
+most ``⌈log₂ H⌉`` where ``H ≤ ℓ₀/λ + 1`` is the most leaves an optimal model
+can have (``solver.regularization``).
 """
 
 from __future__ import annotations
 
 import math
 
-LEVELS = ((10.0, "easy"), (20.0, "moderate"), (30.0, "hard"))
+LEVELS = ("easy", "moderate", "hard", "very hard")
 
 
 def max_leaves(loss0, lam, max_depth=None):
@@ -24,57 +25,41 @@ def max_leaves(loss0, lam, max_depth=None):
     return min(bounds) if bounds else None
 
 
-def log10_space(n_features, leaves, rule_list=False):
-    """Return log10 of a count of candidate models with at most ``leaves`` leaves (or rules + 1)."""
-    if leaves is None:
-        return math.inf
-    splits = max(0, leaves - 1)
-    if n_features <= 1 or splits == 0:
-        return 0.0
-    if rule_list:
-        return splits * math.log10(n_features)
-    # (number of tree shapes ~ 4^splits) × (a feature per split)
-    return splits * (math.log10(n_features) + math.log10(4))
+def effective_depth(leaves, max_depth=None):
+    """Return how deep an optimal model can be: the depth limit and ⌈log₂ H⌉, whichever is smaller."""
+    depths = [d for d in (max_depth, math.ceil(math.log2(leaves)) if leaves else None) if d]
+    return min(depths) if depths else None
+
+
+def level(n_features, depth):
+    """Return the difficulty word for ``n_features`` candidates searched to ``depth`` (None: unbounded)."""
+    depth = 99 if depth is None else depth
+    if n_features >= 2000 or (n_features >= 300 and depth >= 4):
+        return "very hard"
+    if n_features >= 300 or depth >= 6:
+        return "hard"
+    if n_features >= 60 or depth >= 4:
+        return "moderate"
+    return "easy"
 
 
 def estimate(n_features, n_rows, loss0, lam, max_depth=None, rule_list=False):
-    """Return ``{"level", "log10_space", "max_leaves", "warnings", "suggestions"}``."""
+    """Return ``{"level", "max_leaves", "depth", "warnings", "suggestions"}``."""
     leaves = max_leaves(loss0, lam, max_depth)
-    space = log10_space(n_features, leaves, rule_list)
-    level = next((name for limit, name in LEVELS if space < limit), "very hard")
+    # Rule-list searches prune by rule support, not depth: judge them by the antecedents alone.
+    depth = None if rule_list else effective_depth(leaves, max_depth)
+    word = level(n_features, 3 if rule_list else depth)
     warnings, suggestions = [], []
-    if level in ("hard", "very hard"):
+    if word in ("hard", "very hard"):
+        shape = "rules" if rule_list else "leaves"
         warnings.append(
-            f"{n_features:,} binary features and up to {leaves if leaves else 'unboundedly many'} leaves make a "
-            f"space of about 10^{space:.0f} models{'' if math.isfinite(space) else ' (no depth limit and λ = 0)'}: "
-            "the search may stop at its time limit with an optimality gap.")
-        if n_features > 64:
-            suggestions.append("coarser thresholds (quantile binarization, 8 per column)")
+            f"{n_features:,} candidate {'antecedents' if rule_list else 'binary features'} and "
+            f"{'unboundedly many' if leaves is None else f'up to {leaves}'} {shape}: this search is likely to stop "
+            "at its time limit with an optimality gap.")
+        if n_features > 100:
+            suggestions.append("coarser thresholds (quantile or boosted binarization)")
         if lam < 0.01:
-            suggestions.append(f"a larger λ (each 2× cuts the most leaves to about {max(2, (leaves or 2) // 2)})")
-        if max_depth is None or max_depth > 3:
+            suggestions.append("a larger λ (each doubling halves the most leaves an optimal model can have)")
+        if not rule_list and (max_depth is None or max_depth > 3):
             suggestions.append("a depth limit of 3 or 4")
-    return {"level": level, "log10_space": space, "max_leaves": leaves, "warnings": warnings,
-            "suggestions": suggestions}
-
-
-def features_from_profile(columns, excluded, method="exact"):
-    """Count the binary features a binarization yields, from a column profile (no data read).
-
-    Numeric columns give distinct − 1 thresholds (exact) or at most K
-    (``quantile:K``); text columns one feature per value; 0/1 columns one;
-    a column with missing values one more.
-    """
-    k = int(method.split(":")[1]) if method.startswith("quantile:") else None
-    total = 0
-    for c in columns:
-        if c["name"] in excluded or c["type"] in ("constant", "empty", "identifier"):
-            continue
-        if c["type"] == "binary":
-            n = 1
-        elif c["type"] == "numeric":
-            n = c["distinct"] - 1 if k is None else min(k, c["distinct"] - 1)
-        else:
-            n = 1 if c["distinct"] == 2 else c["distinct"]
-        total += n + (1 if c.get("missing") else 0)
-    return total
+    return {"level": word, "max_leaves": leaves, "depth": depth, "warnings": warnings, "suggestions": suggestions}

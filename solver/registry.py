@@ -163,6 +163,7 @@ class Algorithm:
     proves_optimality: bool = True
     multiclass: bool | Callable = False
     check: Callable | None = None
+    search_features: Callable | None = None  # (n binary features, config) -> features the search considers
 
     def param(self, name):
         for p in self.params:
@@ -187,6 +188,10 @@ class Algorithm:
         if self.check is not None:
             self.check(config)
         return config
+
+    def searched_features(self, n_binary, config):
+        """Return how many candidate splits (or antecedents) the search considers, before it runs."""
+        return int(self.search_features(n_binary, config)) if self.search_features else n_binary
 
     def required_roles(self, config):
         return tuple(self.requires(config) if callable(self.requires) else self.requires)

@@ -16,13 +16,13 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from corelsweb.datasets.models import Dataset
-from corelsweb.datasets.services import load_table
+from corelsweb.datasets.services import features_preview, load_table
 from corelsweb.runs.models import Run
 from solver import export, metrics, registry
 from solver.api import Limits, ProblemError, solve
 from solver.data import DataError, Roles, make_problem
 from solver.data.evaluation import problem_like, split_table
-from solver.estimate import estimate, features_from_profile
+from solver.estimate import estimate
 from solver.registry import ParameterError
 from solver.regularization import root_loss
 
@@ -52,10 +52,11 @@ def queue_for(run):
     if (run.limits or {}).get("time_limit", 0) > settings.CORELSWEB_LONG_RUN_SECONDS:
         return "long"
     try:
-        level = estimate_for(run.dataset, run.algorithm, run.params)["level"]
+        guess = estimate_for(run.dataset, run.algorithm, run.params)
     except (KeyError, TypeError, ValueError, ParameterError):
         return "short"
-    return "long" if registry.get(run.algorithm).proves_optimality and level in ("hard", "very hard") else "short"
+    hard = guess is not None and guess["level"] in ("hard", "very hard")
+    return "long" if registry.get(run.algorithm).proves_optimality and hard else "short"
 
 
 def task_options(run):
@@ -293,15 +294,21 @@ def missing_roles(dataset, algorithm, config):
 
 
 def estimate_for(dataset, algorithm, params):
-    """Return the rough pre-run estimate of ``algorithm`` with ``params`` on ``dataset`` (from its profile)."""
-    roles = dataset.roles
-    excluded = {v for k, v in roles.items() if k not in ("ignore", "positive_class", "features") and v}
-    excluded |= set(roles.get("ignore") or [])
-    n_features = features_from_profile(dataset.columns, excluded, dataset.binarization)
+    """Return the rough pre-run estimate of ``algorithm`` with ``params`` on ``dataset``, or None.
+
+    The binary features come from the dataset page's (cached) preview; the
+    algorithm says how many candidates the search makes of them (mined rules).
+    None when the roles do not make a problem yet.
+    """
+    preview = features_preview(dataset)
+    if "n_features" not in preview:
+        return None
+    spec = registry.get(algorithm)
+    n_features = spec.searched_features(preview["n_features"], params)
     counts = list((dataset.label_counts() or {}).values())
     loss0 = root_loss(counts, params.get("objective", "accuracy")) if counts else 1.0
     out = estimate(n_features, dataset.n_rows, loss0, params.get("regularization") or 0.0, params.get("max_depth"),
-                   rule_list=registry.get(algorithm).model_type == "rule_list")
+                   rule_list=spec.model_type == "rule_list")
     out["n_features"] = n_features
     return out
 

@@ -13,6 +13,17 @@ def _bound(name, label, help, default=True):
     return Param(name, "bool", default, help + " Changes the speed, never the optimum.", label=label, group="bounds")
 
 
+def mined_antecedents(n_binary, config):
+    """Return an upper bound on the antecedents mining makes from ``n_binary`` features (before support filters)."""
+    from solver.data.mining import MAX_ANTECEDENTS
+
+    if config.get("antecedents") != "mined":
+        return n_binary
+    singles = n_binary * (2 if config.get("negations") else 1)
+    pairs = singles * (singles - 1) // 2 if config.get("max_clauses", 1) >= 2 else 0
+    return min(singles + pairs, MAX_ANTECEDENTS)
+
+
 ALGORITHM = Algorithm(
     name="corels",
     title="CORELS (certifiably optimal rule lists)",
@@ -21,6 +32,7 @@ ALGORITHM = Algorithm(
         "misclassification + λ × rules, with a certificate that no rule list over the same antecedents "
         "does better. Two classes."
     ),
+    search_features=mined_antecedents,
     search_module="solver.corels.search",
     model_type="rule_list",
     params=(

@@ -59,3 +59,19 @@ def test_it_checks_ownership(charlie_client, alice):
     assert charlie_client.get(url(dataset)).status_code == 404
     assert charlie_client.post(url(dataset), form_data()).status_code == 404
     assert not Run.objects.exists()
+
+
+def test_the_form_estimates_difficulty_and_hard_runs_go_to_the_long_queue(alice_client, alice):
+    from corelsweb.datasets.services import add_sample
+
+    dataset = add_sample(alice, "breast-cancer")
+    page = alice_client.get(url(dataset, "corels")).content.decode()
+    assert 'id="estimate"' in page and "very hard" in page and "quantile" in page
+    small = add_sample(alice, "monk1")
+    page = alice_client.get(url(small, "corels")).content.decode()
+    assert "Rough difficulty: <strong>moderate</strong>" in page and "About 253 candidate antecedents" in page
+    r = alice_client.post(url(dataset, "corels"), {"time_limit": 30, "memory_limit_mb": 1024,
+                                                   "p_regularization": 0.001, "p_antecedents": "mined",
+                                                   "p_min_support": 0.01, "p_max_clauses": 2, "p_policy": "lower_bound"})
+    assert r.status_code == 302
+    assert Run.objects.get().queue == "long"
