@@ -168,7 +168,7 @@ def fit(args):
     result.test_vectors = export.test_vectors(result.model, train)
     if test is not None:
         result.holdout = {"description": description,
-                          "metrics": metrics.evaluate(result.model, problem_like(problem, test, roles))}
+                          "metrics": metrics.evaluate(result.model, problem_like(problem, test, roles, result.model))}
     if not args.quiet:
         sys.stderr.write("\n")
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")

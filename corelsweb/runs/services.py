@@ -229,7 +229,7 @@ def holdout_report(model, problem, test, roles, description):
     """Score ``model`` on the test rows; a problem with the test data is reported, not fatal."""
     try:
         return {"description": description, "n_samples": test.n_rows,
-                "metrics": metrics.evaluate(model, problem_like(problem, test, roles))}
+                "metrics": metrics.evaluate(model, problem_like(problem, test, roles, model))}
     except (DataError, KeyError) as e:
         return {"description": description, "error": str(e).strip("'\"")}
 

@@ -51,17 +51,21 @@ def kfold_rows(n, k, fold, seed=0, labels=None):
     return np.flatnonzero(assignment != fold), test
 
 
-def problem_like(problem, table, roles):
-    """Return the rows of a raw ``table`` as a ``Problem`` with ``problem``'s features and classes.
+def problem_like(problem, table, roles, model=None):
+    """Return the rows of a raw ``table`` as a ``Problem`` with ``problem``'s classes.
 
-    The binary features are the training problem's predicates evaluated on
-    the new rows (no new thresholds), and labels map onto the training
-    classes, so a model fitted on ``problem`` can be scored on the result.
+    The binary features are the predicates of ``model`` (the ones it splits
+    on; a rule list's may be mined from the problem's) or else of
+    ``problem``, evaluated on the new rows with no new thresholds; labels map
+    onto the training classes, so the model can be scored on the result.
     """
     # The rows training would leave out (a missing label, a 'drop'-policy feature) cannot be scored either.
     keep, _ = rows_to_keep(table, roles, roles.feature_columns(table.names))
     table = table if keep.all() else table.take(keep)
-    X = predicates.evaluate_all(problem.features, table.columns)
+    if model is not None:
+        features, X = model.features, model.binarize(table.columns)
+    else:
+        features, X = problem.features, predicates.evaluate_all(problem.features, table.columns)
     fields = {}
     if roles.label:
         values = [predicates.as_text(v) for v in table[roles.label]]
@@ -85,7 +89,7 @@ def problem_like(problem, table, roles):
         index = {c: i for i, c in enumerate(problem.treatments)}
         fields["treatment"] = np.array([index.get(predicates.as_text(v), -1) for v in table[roles.treatment]])
         fields["treatments"] = problem.treatments
-    return Problem(X=X, features=problem.features, label_name=problem.label_name, **fields)
+    return Problem(X=X, features=features, label_name=problem.label_name, **fields)
 
 
 def _stratify_by(table, roles):

@@ -137,3 +137,17 @@ def test_the_cli_exports_every_format(tmp_path):
     js = json.loads(subprocess.run(cli + ["export", str(out), "--format", "json"], capture_output=True,
                                    text=True).stdout)
     assert js["schema"] == "corelsweb.model" and js["test_vectors"]
+
+
+def test_holdout_metrics_work_for_mined_rule_lists(tmp_path):
+    # Mined antecedents (negations, conjunctions) are not columns of the training matrix.
+    from conftest import shared_dataset
+
+    out = tmp_path / "r.json"
+    p = subprocess.run([sys.executable, "-m", "solver", "fit", str(shared_dataset("monk1.csv")), "--algorithm", "corels",
+                        "--param", "regularization=0.02", "--holdout", "0.25", "--out", str(out), "--quiet"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    result = json.loads(out.read_text())
+    assert result["holdout"]["description"].startswith("25%")
+    assert 0 <= result["holdout"]["metrics"]["accuracy"] <= 1

@@ -79,3 +79,16 @@ def test_exports_check_ownership(charlie_client, alice):
     run = make_finished_run(alice)
     for fmt in ("json", "python", "sql"):
         assert charlie_client.get(reverse("run-export", args=[run.pk, fmt])).status_code == 404
+
+
+def test_a_mined_rule_list_run_reports_test_metrics(alice_client, alice, eager_celery,
+                                                    django_capture_on_commit_callbacks):
+    dataset = make_dataset(alice, DATA)
+    with django_capture_on_commit_callbacks(execute=True):
+        alice_client.post(reverse("run-new", args=[dataset.pk, "corels"]), {
+            "time_limit": 30, "memory_limit_mb": 512, "p_regularization": 0.02, "p_antecedents": "mined",
+            "p_min_support": 0.01, "p_max_clauses": 2, "p_negations": "on", "p_policy": "lower_bound",
+            "p_use_garbage_collection": "on", "evaluation": "holdout:0.2"})
+    run = Run.objects.get()
+    assert run.status == Run.Status.OPTIMAL, run.error
+    assert run.result["holdout"]["n_samples"] == 20 and "metrics" in run.result["holdout"]
