@@ -30,3 +30,18 @@ def make_finished_run(owner, dataset=None):
     finish_with_result(run.pk, result)
     run.refresh_from_db()
     return run
+
+
+def run_form_data(algorithm, time_limit=30, memory_limit_mb=1024, **params):
+    """Return POST data of the run form with the registry's defaults, overridden by ``params``."""
+    from solver import registry
+
+    data = {"time_limit": time_limit, "memory_limit_mb": memory_limit_mb}
+    for p in registry.get(algorithm).params:
+        value = params.get(p.name, p.default)
+        if p.kind == "bool":
+            if value:
+                data[f"p_{p.name}"] = "on"
+        elif value is not None:
+            data[f"p_{p.name}"] = value
+    return data

@@ -7,7 +7,7 @@ from corelsweb.datasets.services import load_table
 from corelsweb.runs.models import Run
 from solver import export
 from solver.models import model_from_dict
-from tests.factories import make_dataset, make_finished_run
+from tests.factories import make_dataset, make_finished_run, run_form_data
 
 DATA = b"age,sex,y\n" + b"".join(f"{20 + i % 50},{'mf'[i % 2]},{int(i % 50 > 25)}\n".encode() for i in range(100))
 
@@ -85,10 +85,8 @@ def test_a_mined_rule_list_run_reports_test_metrics(alice_client, alice, eager_c
                                                     django_capture_on_commit_callbacks):
     dataset = make_dataset(alice, DATA)
     with django_capture_on_commit_callbacks(execute=True):
-        alice_client.post(reverse("run-new", args=[dataset.pk, "corels"]), {
-            "time_limit": 30, "memory_limit_mb": 512, "p_regularization": 0.02, "p_antecedents": "mined",
-            "p_min_support": 0.01, "p_max_clauses": 2, "p_negations": "on", "p_policy": "lower_bound",
-            "p_use_garbage_collection": "on", "evaluation": "holdout:0.2"})
+        alice_client.post(reverse("run-new", args=[dataset.pk, "corels"]),
+                          {**run_form_data("corels", regularization=0.02), "evaluation": "holdout:0.2"})
     run = Run.objects.get()
     assert run.status == Run.Status.OPTIMAL, run.error
     assert run.result["holdout"]["n_samples"] == 20 and "metrics" in run.result["holdout"]
