@@ -1,0 +1,238 @@
+"""The leaf cache (the paper's LeafCache, Appendix G.3): every leaf built once, keyed by its literals.
+
+A leaf is a set of literals ``x_f = v``, stored as two bitmasks over features
+(``used`` and ``value``), so that clause order never matters (Corollary E.1
+for clauses). Leaves live in parallel arrays indexed by a leaf id; an
+open-addressing hash table maps literal sets to ids. Children inherit their
+parent's dead features at creation (Theorem 3.5's dead features below a leaf).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from solver import bitset
+
+EMPTY = -1
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+class Leaves(NamedTuple):
+    """Parallel arrays of the cached leaves (capacity ``L``; ids below the count are used).
+
+    Attributes
+    ----------
+    cap : array of uint64, shape (L, w)
+        Points the leaf captures.
+    used, value, dead : array of uint64, shape (L, k)
+        Features in the leaf's literals, their values, and features dead for it (Thm 3.5).
+    depth : array of int64, shape (L,)
+        Number of literals.
+    pos, neg : array of float64, shape (L,)
+        Captured mass of each class.
+    loss, correct, b0 : array of float64, shape (L,)
+        Misclassified, correctly classified and equivalent-point minority mass (eq. 11),
+        as shares of the total mass.
+    label : array of int64, shape (L,)
+        Majority label (ties predict 1, as the authors' code).
+    is_dead : array of bool, shape (L,)
+        True when the leaf is never split (Thm 3.3).
+    zob : array of uint64, shape (L,)
+        Random key of the leaf; a tree's key is the xor of its leaves' keys.
+    table : array of int64, shape (T,)
+        Hash table of leaf ids (``EMPTY`` where free), T a power of two.
+    """
+
+    cap: np.ndarray
+    used: np.ndarray
+    value: np.ndarray
+    dead: np.ndarray
+    depth: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+    loss: np.ndarray
+    correct: np.ndarray
+    b0: np.ndarray
+    label: np.ndarray
+    is_dead: np.ndarray
+    zob: np.ndarray
+    table: np.ndarray
+
+
+def make_leaves(capacity, n_words, n_feature_words, table_size):
+    """Return empty ``Leaves`` arrays."""
+    u64 = np.uint64
+    return Leaves(
+        np.zeros((capacity, n_words), u64), np.zeros((capacity, n_feature_words), u64),
+        np.zeros((capacity, n_feature_words), u64), np.zeros((capacity, n_feature_words), u64),
+        np.zeros(capacity, np.int64), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity),
+        np.zeros(capacity), np.zeros(capacity), np.zeros(capacity, np.int64), np.zeros(capacity, bool),
+        np.zeros(capacity, u64), np.full(table_size, EMPTY, np.int64),
+    )
+
+
+def grow_leaves(leaves, count, capacity, table_size):
+    """Return ``leaves`` with room for ``capacity`` leaves and a rebuilt table of ``table_size`` slots."""
+    grown = []
+    for name, a in zip(Leaves._fields, leaves):
+        if name == "table":
+            continue
+        b = np.zeros((capacity,) + a.shape[1:], a.dtype)
+        b[:count] = a[:count]
+        grown.append(b)
+    table = np.full(table_size, EMPTY, np.int64)
+    out = Leaves(*grown, table)
+    rebuild_table(out, count)
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def mix64(x):
+    """Return the splitmix64 finaliser of ``x`` (uint64)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(cache=True)
+def key_hash(used, value):
+    """Return the hash of a literal set given as ``used``/``value`` bitmasks, shape (k,)."""
+    h = GOLDEN
+    for k in range(used.shape[0]):
+        h = mix64(h ^ used[k])
+        h = mix64(h ^ value[k] ^ GOLDEN)
+    return h
+
+
+@numba.njit(cache=True)
+def same_key(leaves, i, used, value):
+    for k in range(used.shape[0]):
+        if leaves.used[i, k] != used[k] or leaves.value[i, k] != value[k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def find_slot(leaves, used, value):
+    """Return the table slot holding the leaf with these literals, or the free slot where it belongs."""
+    size = leaves.table.shape[0]
+    slot = np.int64(key_hash(used, value) & np.uint64(size - 1))
+    while True:
+        i = leaves.table[slot]
+        if i == EMPTY or same_key(leaves, i, used, value):
+            return slot
+        slot = (slot + 1) & (size - 1)
+
+
+@numba.njit(cache=True)
+def rebuild_table(leaves, count):
+    for i in range(count):
+        slot = find_slot(leaves, leaves.used[i], leaves.value[i])
+        leaves.table[slot] = i
+
+
+@numba.njit(cache=True)
+def class_masses(data, cap):
+    """Return (positive, negative, minority) mass captured by ``cap``, shape (w,)."""
+    if data.pos_planes.shape[0] > 0:
+        pos, neg, low = 0, 0, 0
+        for b in range(data.pos_planes.shape[0]):
+            pos += bitset.count_and(cap, data.pos_planes[b]) << b
+        for b in range(data.neg_planes.shape[0]):
+            neg += bitset.count_and(cap, data.neg_planes[b]) << b
+        for b in range(data.min_planes.shape[0]):
+            low += bitset.count_and(cap, data.min_planes[b]) << b
+        return float(pos), float(neg), float(low)
+    pos_f, neg_f, low_f = 0.0, 0.0, 0.0
+    for w in range(cap.shape[0]):
+        word = cap[w]
+        while word:
+            u = w * 64 + bitset.lowest_bit(word)
+            pos_f += data.pos_mass[u]
+            neg_f += data.neg_mass[u]
+            low_f += min(data.pos_mass[u], data.neg_mass[u])
+            word &= word - np.uint64(1)
+    return pos_f, neg_f, low_f
+
+
+@numba.njit(cache=True)
+def fill_leaf(leaves, data, i, total, lam, use_support):
+    """Compute the statistics of leaf ``i`` from its capture vector."""
+    pos, neg, low = class_masses(data, leaves.cap[i])
+    n = pos + neg
+    label = 1 if n > 0 and 2.0 * pos >= n else 0
+    errors = neg if label == 1 else pos
+    leaves.pos[i], leaves.neg[i] = pos, neg
+    leaves.label[i] = label
+    leaves.loss[i] = errors / total
+    leaves.correct[i] = (n - errors) / total
+    leaves.b0[i] = low / total
+    # Theorem 3.3 (support), in the authors' stronger form: a leaf whose own
+    # error is at most λ is never split, since any subtree under it removes at
+    # most that error and costs at least one more leaf.
+    leaves.is_dead[i] = use_support and leaves.loss[i] <= lam
+    leaves.zob[i] = mix64(np.uint64(i) + GOLDEN)
+
+
+@numba.njit(cache=True)
+def add_root(leaves, data, full, total, lam, use_support):
+    """Make leaf 0, the root, capturing every point in ``full``; return 0."""
+    leaves.cap[0, :] = full
+    leaves.table[find_slot(leaves, leaves.used[0], leaves.value[0])] = 0
+    fill_leaf(leaves, data, 0, total, lam, use_support)
+    return 0
+
+
+@numba.njit(cache=True)
+def child_leaf(leaves, data, count, parent, f, v, key_used, key_value, total, lam, use_support):
+    """Return ``(id, created)`` of the leaf ``parent ∧ (x_f = v)``, building it when new.
+
+    ``count`` is the number of leaves in use; the caller guarantees room for
+    one more. ``key_used``/``key_value``, shape (k,), are scratch buffers.
+    """
+    word, bit = f >> 6, np.uint64(1) << np.uint64(f & 63)
+    key_used[:] = leaves.used[parent]
+    key_value[:] = leaves.value[parent]
+    key_used[word] |= bit
+    if v:
+        key_value[word] |= bit
+    slot = find_slot(leaves, key_used, key_value)
+    if leaves.table[slot] != EMPTY:
+        return leaves.table[slot], False
+    i = count
+    source = data.ones[f] if v else data.zeros[f]
+    for w in range(source.shape[0]):
+        leaves.cap[i, w] = leaves.cap[parent, w] & source[w]
+    leaves.used[i] = key_used
+    leaves.value[i] = key_value
+    leaves.dead[i] = leaves.dead[parent]
+    leaves.depth[i] = leaves.depth[parent] + 1
+    fill_leaf(leaves, data, i, total, lam, use_support)
+    leaves.table[slot] = i
+    return i, True
+
+
+@numba.njit(cache=True)
+def has_feature(mask, f):
+    return (mask[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) != 0
+
+
+@numba.njit(cache=True)
+def mark_dead(leaves, i, f):
+    leaves.dead[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+
+
+@numba.njit(cache=True)
+def can_split(leaves, i, n_features, max_depth):
+    """Return True when leaf ``i`` may still be split: not dead, under the depth cap, a feature left."""
+    if leaves.is_dead[i] or leaves.depth[i] >= max_depth:
+        return False
+    for k in range(leaves.used.shape[1]):
+        rest = n_features - 64 * k
+        valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
+        if valid & ~leaves.used[i, k] & ~leaves.dead[i, k]:
+            return True
+    return False
