@@ -28,8 +28,9 @@ from solver.osdt.state import (
     C_EAGER, C_EQUIVALENT, C_FEATURES, C_HIERARCHICAL, C_INCREMENTAL, C_LEAF_ACCURACY, C_LOOKAHEAD, C_MAX_DEPTH,
     C_PERMUTATION, C_POLICY,
     C_SIMILAR, C_SUPPORT, DONE, GROW_EXPANSION, GROW_LEAVES, GROW_QUEUE, GROW_TREES, I_BEST, I_BUDGET, I_BUILT,
-    I_CHILD, I_CHILD_QUEUED, I_CUR_TREE, I_FIXED, I_HEAP, I_IMPROVED, I_LEAF_HITS, I_LEAVES, I_NEED, I_NODES, I_NODES_AT_BEST,
-    I_PHASE, I_POOL, I_POPS, I_QUEUED, I_REQUIRED, I_SEQUENCE, I_SPLITS, I_SPLITTABLE, I_SUBSET, I_TREE_HITS,
+    I_CHILD, I_CHILD_QUEUED, I_CUR_TREE, I_FIXED, I_HEAP, I_IMPROVED, I_LEAF_HITS, I_LEAVES, I_NEED, I_NODES,
+    I_NODES_AT_BEST,
+    I_PHASE, I_POOL, I_POPS, I_QUEUED, I_REQUIRED, I_SEEK, I_SEQUENCE, I_SPLITS, I_SPLITTABLE, I_SUBSET, I_TREE_HITS,
     I_TREES, IDLE, MAX_SPLITS, MORE, P_FAMILY, P_INCREMENTAL, P_LEAF_ACCURACY, P_SIMILAR, R_CHILD_FIXED,
     R_CHILD_OBJECTIVE, R_CUR_BOUND, R_INCUMBENT, R_LAMBDA, R_TOTAL, SUBSETS, TOO_WIDE, TUPLES,
 )
@@ -58,7 +59,7 @@ def step(data, leaves, trees, queue, exp, cfg, ints, reals):
 @numba.njit(cache=True)
 def room_for_leaves(leaves, ints, extra):
     need = ints[I_LEAVES] + extra
-    if need > leaves.cap.shape[0] or 2 * need > leaves.table.shape[0]:
+    if need > leaves.used.shape[0] or 2 * need > leaves.table.shape[0]:
         ints[I_NEED] = extra
         return False
     return True
@@ -74,8 +75,6 @@ def pop_entry(data, leaves, trees, queue, exp, cfg, ints, reals):
     if n_split > exp.split.shape[0] or n_leaves > exp.fixed.shape[0]:
         ints[I_NEED] = max(n_split, n_leaves)
         return GROW_EXPANSION
-    if (cfg[C_SIMILAR] or cfg[C_EAGER]) and not room_for_leaves(leaves, ints, 2 * n_split * cfg[C_FEATURES]):
-        return GROW_LEAVES
     size = heap.pop(queue, ints[I_HEAP])
     ints[I_HEAP] = size
     ints[I_POPS] += 1
@@ -91,6 +90,7 @@ def pop_entry(data, leaves, trees, queue, exp, cfg, ints, reals):
         leaf = trees.pool[trees.start[t] + p]
         if p >= first_new and (split >> np.uint64(p - first_new)) & ONE:
             exp.split[k] = leaf
+            lc.leaf_cap(data, leaves, leaf, exp.caps[k])
             k += 1
         else:
             exp.fixed[n_fixed] = leaf
@@ -101,8 +101,7 @@ def pop_entry(data, leaves, trees, queue, exp, cfg, ints, reals):
         return MORE
     exp.digit[:n_split] = 0
     ints[I_PHASE] = TUPLES
-    if cfg[C_EAGER] and not product.seek(exp, cfg, reals, ints, 0, child_base(leaves, exp, ints, reals)):
-        ints[I_PHASE] = IDLE
+    ints[I_SEEK] = 0 if cfg[C_EAGER] else -1
     return MORE
 
 
@@ -147,8 +146,8 @@ def advance(leaves, exp, cfg, ints, reals, last):
     n = ints[I_SPLITS]
     if cfg[C_EAGER]:
         exp.digit[last] += 1
-        found = product.seek(exp, cfg, reals, ints, last, child_base(leaves, exp, ints, reals))
-        ints[I_PHASE] = TUPLES if found else IDLE
+        ints[I_SEEK] = last
+        ints[I_PHASE] = TUPLES
         return
     for j in range(last + 1, n):
         exp.digit[j] = exp.n_cand[j] - 1
@@ -174,7 +173,7 @@ def tuple_children(data, leaves, exp, cfg, ints, reals):
             memo = exp.child0 if v == 0 else exp.child1
             c = memo[i, d]
             if c < 0:
-                c = product.fetch_child(data, leaves, exp, ints, reals, leaf, f, v, cfg)
+                c = product.fetch_child(data, leaves, exp, ints, reals, i, f, v, cfg)
                 memo[i, d] = c
             if cfg[C_LEAF_ACCURACY] and bounds.rejects_child(leaves.correct[c], lam):
                 lc.mark_dead(leaves, leaf, f)  # Theorem 3.5: f stays dead below this leaf
@@ -187,6 +186,13 @@ def tuple_children(data, leaves, exp, cfg, ints, reals):
 @numba.njit(cache=True)
 def next_child(data, leaves, trees, exp, cfg, ints, reals):
     """Build the child tree of the current feature tuple, evaluate it and set up its split sets."""
+    if ints[I_SEEK] >= 0:
+        found = product.seek(exp, cfg, reals, ints, child_base(leaves, exp, ints, reals))
+        if found == product.PAUSED:
+            return MORE
+        if found == product.EXHAUSTED:
+            ints[I_PHASE] = IDLE
+            return MORE
     n_split, n_fixed = ints[I_SPLITS], ints[I_FIXED]
     n_new = 2 * n_split
     if not room_for_leaves(leaves, ints, n_new):

@@ -5,6 +5,10 @@ A leaf is a set of literals ``x_f = v``, stored as two bitmasks over features
 for clauses). Leaves live in parallel arrays indexed by a leaf id; an
 open-addressing hash table maps literal sets to ids. Children inherit their
 parent's dead features at creation (Theorem 3.5's dead features below a leaf).
+
+Capture vectors are not stored: a leaf's is rebuilt from its literals when it
+is split (one AND per literal), which keeps a cached leaf to about 100 bytes
+however many rows the data has.
 """
 
 from __future__ import annotations
@@ -25,8 +29,6 @@ class Leaves(NamedTuple):
 
     Attributes
     ----------
-    cap : array of uint64, shape (L, w)
-        Points the leaf captures.
     used, value, dead : array of uint64, shape (L, k)
         Features in the leaf's literals, their values, and features dead for it (Thm 3.5).
     depth : array of int64, shape (L,)
@@ -46,7 +48,6 @@ class Leaves(NamedTuple):
         Hash table of leaf ids (``EMPTY`` where free), T a power of two.
     """
 
-    cap: np.ndarray
     used: np.ndarray
     value: np.ndarray
     dead: np.ndarray
@@ -62,12 +63,12 @@ class Leaves(NamedTuple):
     table: np.ndarray
 
 
-def make_leaves(capacity, n_words, n_feature_words, table_size):
+def make_leaves(capacity, n_feature_words, table_size):
     """Return empty ``Leaves`` arrays."""
     u64 = np.uint64
     return Leaves(
-        np.zeros((capacity, n_words), u64), np.zeros((capacity, n_feature_words), u64),
         np.zeros((capacity, n_feature_words), u64), np.zeros((capacity, n_feature_words), u64),
+        np.zeros((capacity, n_feature_words), u64),
         np.zeros(capacity, np.int64), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity),
         np.zeros(capacity), np.zeros(capacity), np.zeros(capacity, np.int64), np.zeros(capacity, bool),
         np.zeros(capacity, u64), np.full(table_size, EMPTY, np.int64),
@@ -159,60 +160,92 @@ def class_masses(data, cap):
 
 
 @numba.njit(cache=True)
-def fill_leaf(leaves, data, i, total, lam, use_support):
-    """Compute the statistics of leaf ``i`` from its capture vector."""
-    pos, neg, low = class_masses(data, leaves.cap[i])
+def leaf_cap(data, leaves, i, out):
+    """Write the points leaf ``i`` captures into ``out``, shape (w,): the AND of its literals."""
+    out[:] = data.ones[0] | data.zeros[0]
+    for f in range(data.ones.shape[0]):
+        if has_feature(leaves.used[i], f):
+            source = data.ones[f] if has_feature(leaves.value[i], f) else data.zeros[f]
+            for w in range(out.shape[0]):
+                out[w] &= source[w]
+
+
+@numba.njit(cache=True)
+def child_masses(data, parent_cap, f, v, scratch):
+    """Return (positive, negative, minority) mass of ``parent ∧ x_f = v`` given the parent's points."""
+    source = data.ones[f] if v else data.zeros[f]
+    for w in range(scratch.shape[0]):
+        scratch[w] = parent_cap[w] & source[w]
+    return class_masses(data, scratch)
+
+
+@numba.njit(cache=True)
+def numbers(pos, neg, low, total):
+    """Return (label, loss, correct, b0) of a leaf with these masses (ties predict 1, as the authors' code)."""
     n = pos + neg
     label = 1 if n > 0 and 2.0 * pos >= n else 0
     errors = neg if label == 1 else pos
+    return label, errors / total, (n - errors) / total, low / total
+
+
+@numba.njit(cache=True)
+def support_dead(loss, lam, use_support):
+    """Theorem 3.3 (support), in the authors' stronger form: a leaf whose own error is at most λ is never split,
+    since any subtree under it removes at most that error and costs at least one more leaf."""
+    return use_support and loss <= lam
+
+
+@numba.njit(cache=True)
+def store_leaf(leaves, i, slot, key_used, key_value, dead, depth, pos, neg, low, total, lam, use_support):
+    """Store leaf ``i`` with these literals, inherited dead features, depth and masses, at table ``slot``."""
+    leaves.used[i] = key_used
+    leaves.value[i] = key_value
+    leaves.dead[i] = dead
+    leaves.depth[i] = depth
     leaves.pos[i], leaves.neg[i] = pos, neg
-    leaves.label[i] = label
-    leaves.loss[i] = errors / total
-    leaves.correct[i] = (n - errors) / total
-    leaves.b0[i] = low / total
-    # Theorem 3.3 (support), in the authors' stronger form: a leaf whose own
-    # error is at most λ is never split, since any subtree under it removes at
-    # most that error and costs at least one more leaf.
-    leaves.is_dead[i] = use_support and leaves.loss[i] <= lam
+    leaves.label[i], leaves.loss[i], leaves.correct[i], leaves.b0[i] = numbers(pos, neg, low, total)
+    leaves.is_dead[i] = support_dead(leaves.loss[i], lam, use_support)
     leaves.zob[i] = mix64(np.uint64(i) + GOLDEN)
+    leaves.table[slot] = i
 
 
 @numba.njit(cache=True)
 def add_root(leaves, data, full, total, lam, use_support):
     """Make leaf 0, the root, capturing every point in ``full``; return 0."""
-    leaves.cap[0, :] = full
-    leaves.table[find_slot(leaves, leaves.used[0], leaves.value[0])] = 0
-    fill_leaf(leaves, data, 0, total, lam, use_support)
+    pos, neg, low = class_masses(data, full)
+    slot = find_slot(leaves, leaves.used[0], leaves.value[0])
+    store_leaf(leaves, 0, slot, leaves.used[0].copy(), leaves.value[0].copy(), leaves.dead[0].copy(), 0,
+               pos, neg, low, total, lam, use_support)
     return 0
 
 
 @numba.njit(cache=True)
-def child_leaf(leaves, data, count, parent, f, v, key_used, key_value, total, lam, use_support):
-    """Return ``(id, created)`` of the leaf ``parent ∧ (x_f = v)``, building it when new.
-
-    ``count`` is the number of leaves in use; the caller guarantees room for
-    one more. ``key_used``/``key_value``, shape (k,), are scratch buffers.
-    """
+def child_key(leaves, parent, f, v, key_used, key_value):
+    """Write the literals of ``parent ∧ x_f = v`` into the scratch keys, shape (k,)."""
     word, bit = f >> 6, np.uint64(1) << np.uint64(f & 63)
     key_used[:] = leaves.used[parent]
     key_value[:] = leaves.value[parent]
     key_used[word] |= bit
     if v:
         key_value[word] |= bit
+
+
+@numba.njit(cache=True)
+def child_leaf(leaves, data, count, parent, parent_cap, f, v, key_used, key_value, scratch, total, lam,
+               use_support):
+    """Return ``(id, created)`` of the leaf ``parent ∧ (x_f = v)``, building it (as leaf ``count``) when new.
+
+    The caller guarantees room for one more leaf. ``parent_cap``, shape (w,),
+    holds the parent's points; ``key_*`` and ``scratch`` are scratch buffers.
+    """
+    child_key(leaves, parent, f, v, key_used, key_value)
     slot = find_slot(leaves, key_used, key_value)
     if leaves.table[slot] != EMPTY:
         return leaves.table[slot], False
-    i = count
-    source = data.ones[f] if v else data.zeros[f]
-    for w in range(source.shape[0]):
-        leaves.cap[i, w] = leaves.cap[parent, w] & source[w]
-    leaves.used[i] = key_used
-    leaves.value[i] = key_value
-    leaves.dead[i] = leaves.dead[parent]
-    leaves.depth[i] = leaves.depth[parent] + 1
-    fill_leaf(leaves, data, i, total, lam, use_support)
-    leaves.table[slot] = i
-    return i, True
+    pos, neg, low = child_masses(data, parent_cap, f, v, scratch)
+    store_leaf(leaves, count, slot, key_used, key_value, leaves.dead[parent], leaves.depth[parent] + 1,
+               pos, neg, low, total, lam, use_support)
+    return count, True
 
 
 @numba.njit(cache=True)
@@ -226,13 +259,19 @@ def mark_dead(leaves, i, f):
 
 
 @numba.njit(cache=True)
-def can_split(leaves, i, n_features, max_depth):
-    """Return True when leaf ``i`` may still be split: not dead, under the depth cap, a feature left."""
-    if leaves.is_dead[i] or leaves.depth[i] >= max_depth:
+def splittable(used, dead, depth, is_dead, n_features, max_depth):
+    """Return True when a leaf with these literals (``used``) and dead features, shape (k,), may still be split."""
+    if is_dead or depth >= max_depth:
         return False
-    for k in range(leaves.used.shape[1]):
+    for k in range(used.shape[0]):
         rest = n_features - 64 * k
         valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
-        if valid & ~leaves.used[i, k] & ~leaves.dead[i, k]:
+        if valid & ~used[k] & ~dead[k]:
             return True
     return False
+
+
+@numba.njit(cache=True)
+def can_split(leaves, i, n_features, max_depth):
+    """Return True when leaf ``i`` may still be split: not dead, under the depth cap, a feature left."""
+    return splittable(leaves.used[i], leaves.dead[i], leaves.depth[i], leaves.is_dead[i], n_features, max_depth)

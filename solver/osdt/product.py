@@ -27,9 +27,13 @@ from solver.osdt import bounds
 from solver.osdt import leaves as lc
 from solver.osdt.state import (
     C_EQUIVALENT, C_FEATURES, C_HIERARCHICAL, C_INCREMENTAL, C_LEAF_ACCURACY, C_LOOKAHEAD, C_MAX_DEPTH, C_SIMILAR,
-    C_SUPPORT, I_FIXED, I_LEAF_HITS, I_LEAVES, I_SPLITS, P_FAMILY, P_LEAF_ACCURACY, P_SIMILAR, R_INCUMBENT,
-    R_LAMBDA, R_TOTAL,
+    C_SUPPORT, I_BUDGET, I_FIXED, I_LEAF_HITS, I_LEAVES, I_SEEK, I_SPLITS, P_FAMILY, P_LEAF_ACCURACY, P_SIMILAR,
+    R_INCUMBENT, R_LAMBDA, R_TOTAL,
 )
+
+PENDING = -2  # a probed child not yet in the leaf cache: cached when a built tree uses it
+FOUND, EXHAUSTED, PAUSED = 0, 1, 2
+CHECKS_PER_UNIT = 64
 
 # Sums here are added in another order than the bounds of single entries, so a
 # group is skipped only when its bound clears R_c by this margin; the entries
@@ -38,38 +42,54 @@ MARGIN = 1e-9
 
 
 @numba.njit(cache=True)
-def fetch_child(data, leaves, exp, ints, reals, parent, f, v, cfg):
-    """Return the id of ``parent ∧ x_f = v`` from the leaf cache, building it when new."""
-    i, created = lc.child_leaf(leaves, data, ints[I_LEAVES], parent, f, v, exp.key_used, exp.key_value,
-                               reals[R_TOTAL], reals[R_LAMBDA], cfg[C_SUPPORT] != 0)
+def fetch_child(data, leaves, exp, ints, reals, i, f, v, cfg):
+    """Return the id of ``split[i] ∧ x_f = v`` from the leaf cache, building it when new."""
+    c, created = lc.child_leaf(leaves, data, ints[I_LEAVES], exp.split[i], exp.caps[i], f, v, exp.key_used,
+                               exp.key_value, exp.scratch, reals[R_TOTAL], reals[R_LAMBDA], cfg[C_SUPPORT] != 0)
     if created:
         ints[I_LEAVES] += 1
     else:
         ints[I_LEAF_HITS] += 1
-    return i
+    return c
 
 
 @numba.njit(cache=True)
-def split_cost(leaves, c, lam, cfg):
+def probe_child(data, leaves, exp, cfg, ints, reals, i, f, v):
+    """Return (id or PENDING, loss, correct, b0, may split) of ``split[i] ∧ x_f = v`` without caching it."""
+    parent = exp.split[i]
+    lc.child_key(leaves, parent, f, v, exp.key_used, exp.key_value)
+    c = leaves.table[lc.find_slot(leaves, exp.key_used, exp.key_value)]
+    if c != lc.EMPTY:
+        ints[I_LEAF_HITS] += 1
+        ok = lc.can_split(leaves, c, cfg[C_FEATURES], cfg[C_MAX_DEPTH])
+        return c, leaves.loss[c], leaves.correct[c], leaves.b0[c], ok
+    pos, neg, low = lc.child_masses(data, exp.caps[i], f, v, exp.scratch)
+    _, loss, correct, b0 = lc.numbers(pos, neg, low, reals[R_TOTAL])
+    dead = lc.support_dead(loss, reals[R_LAMBDA], cfg[C_SUPPORT] != 0)
+    ok = lc.splittable(exp.key_used, leaves.dead[parent], leaves.depth[parent] + 1, dead, cfg[C_FEATURES],
+                       cfg[C_MAX_DEPTH])
+    return PENDING, loss, correct, b0, ok
+
+
+@numba.njit(cache=True)
+def split_cost(b0, may_split, lam, cfg):
     """Least a new leaf adds to an entry's bound when it is split (inf when it may not be)."""
-    if not lc.can_split(leaves, c, cfg[C_FEATURES], cfg[C_MAX_DEPTH]):
+    if not may_split:
         return np.inf
-    return (leaves.b0[c] if cfg[C_EQUIVALENT] else 0.0) + (lam if cfg[C_LOOKAHEAD] else 0.0)
+    return (b0 if cfg[C_EQUIVALENT] else 0.0) + (lam if cfg[C_LOOKAHEAD] else 0.0)
 
 
 @numba.njit(cache=True)
-def pair_bound(leaves, parent, c0, c1, lam, cfg):
-    """Least the children (c0, c1) of ``parent`` add to the bound of any split set of their tree."""
-    k0, k1 = leaves.loss[c0], leaves.loss[c1]
-    s0, s1 = split_cost(leaves, c0, lam, cfg), split_cost(leaves, c1, lam, cfg)
-    if cfg[C_INCREMENTAL] and bounds.must_split_further(leaves.loss[parent], k0, k1, lam):
+def pair_bound(parent_loss, k0, k1, s0, s1, lam, cfg):
+    """Least children with losses (k0, k1) and split costs (s0, s1) add to the bound of any split set."""
+    if cfg[C_INCREMENTAL] and bounds.must_split_further(parent_loss, k0, k1, lam):
         return min(s0 + min(k1, s1), s1 + min(k0, s0))  # Theorem 3.4: one of them is split
     return min(k0, s0) + min(k1, s1)
 
 
 @numba.njit(cache=True)
 def prepare(data, leaves, exp, cfg, ints, reals, eager):
-    """Build every candidate's children, drop rejected features, and (``eager``) sort and sum the rows.
+    """Probe every candidate's children, drop rejected features, and (``eager``) sort and sum the rows.
 
     Returns False when some split leaf has no candidate left (the entry has no children).
     """
@@ -92,7 +112,10 @@ def prepare(data, leaves, exp, cfg, ints, reals, eager):
 
 @numba.njit(cache=True)
 def keep_row(data, leaves, exp, cfg, ints, reals, i, base, lam, incumbent):
-    """Filter leaf ``i``'s candidates (Thm 3.5; with similar support, family bounds and Thm F.1); return how many stay."""
+    """Filter leaf ``i``'s candidates (Thm 3.5; with similar support, family bounds and Thm F.1).
+
+    Returns how many candidates stay.
+    """
     leaf, kept_n, n_ruled = exp.split[i], 0, 0
     rest = 0.0
     if cfg[C_EQUIVALENT]:
@@ -104,26 +127,26 @@ def keep_row(data, leaves, exp, cfg, ints, reals, i, base, lam, incumbent):
         if cfg[C_SIMILAR] and similar_to_ruled(data, exp, n_ruled, f, incumbent):
             ints[P_SIMILAR] += 1
             continue
-        c0 = fetch_child(data, leaves, exp, ints, reals, leaf, f, 0, cfg)
-        c1 = fetch_child(data, leaves, exp, ints, reals, leaf, f, 1, cfg)
-        if cfg[C_LEAF_ACCURACY] and (bounds.rejects_child(leaves.correct[c0], lam)
-                                     or bounds.rejects_child(leaves.correct[c1], lam)):
+        ints[I_BUDGET] -= 1
+        c0, k0, right0, e0, ok0 = probe_child(data, leaves, exp, cfg, ints, reals, i, f, 0)
+        c1, k1, right1, e1, ok1 = probe_child(data, leaves, exp, cfg, ints, reals, i, f, 1)
+        if cfg[C_LEAF_ACCURACY] and (bounds.rejects_child(right0, lam) or bounds.rejects_child(right1, lam)):
             lc.mark_dead(leaves, leaf, f)  # Theorem 3.5: f stays dead below this leaf
             ints[P_LEAF_ACCURACY] += 1
             continue
         if cfg[C_SIMILAR]:
             # Every tree splitting this leaf on f, and every descendant, has at least
             # this objective (Thm 3.1, B.2, Lemma 3.2; no Thm 3.4, so that it bounds values).
-            family = (base + rest + bounds.leaf_floor(leaves.loss[c0], leaves.b0[c0], lam, cfg)
-                      + bounds.leaf_floor(leaves.loss[c1], leaves.b0[c1], lam, cfg))
+            family = base + rest + bounds.leaf_floor(k0, e0, lam, cfg) + bounds.leaf_floor(k1, e1, lam, cfg)
             if family >= incumbent:
                 exp.ruled[n_ruled], exp.ruled_bound[n_ruled] = f, family
                 n_ruled += 1
                 ints[P_FAMILY] += 1
                 continue
         exp.cand[i, kept_n], exp.child0[i, kept_n], exp.child1[i, kept_n] = f, c0, c1
-        exp.kept[i, kept_n] = leaves.loss[c0] + leaves.loss[c1]
-        exp.bound[i, kept_n] = pair_bound(leaves, leaf, c0, c1, lam, cfg)
+        exp.kept[i, kept_n] = k0 + k1
+        exp.bound[i, kept_n] = pair_bound(leaves.loss[leaf], k0, k1, split_cost(e0, ok0, lam, cfg),
+                                          split_cost(e1, ok1, lam, cfg), lam, cfg)
         kept_n += 1
     return kept_n
 
@@ -148,7 +171,8 @@ def sort_row(exp, i):
         key = min(k, b)
         z = a - 1
         while z >= 0 and min(exp.kept[i, z], exp.bound[i, z]) > key:
-            exp.cand[i, z + 1], exp.child0[i, z + 1], exp.child1[i, z + 1] = exp.cand[i, z], exp.child0[i, z], exp.child1[i, z]
+            exp.cand[i, z + 1] = exp.cand[i, z]
+            exp.child0[i, z + 1], exp.child1[i, z + 1] = exp.child0[i, z], exp.child1[i, z]
             exp.kept[i, z + 1], exp.bound[i, z + 1] = exp.kept[i, z], exp.bound[i, z]
             z -= 1
         exp.cand[i, z + 1], exp.child0[i, z + 1], exp.child1[i, z + 1] = f, c0, c1
@@ -172,18 +196,31 @@ def sum_rows(exp, n_split):
 
 
 @numba.njit(cache=True)
-def seek(exp, cfg, reals, ints, i, base):
-    """Move ``digit`` to the first tuple, from leaf ``i``'s current digit on, that is not skipped; False when none.
+def seek(exp, cfg, reals, ints, base):
+    """Move ``digit`` to the first tuple not skipped, from leaf ``ints[I_SEEK]``'s current digit on.
 
-    Leaves before ``i`` keep their digits (their prefix sums are valid).
+    Leaves before that one keep their digits (their prefix sums are valid).
+    Returns FOUND (``I_SEEK`` = -1), EXHAUSTED, or PAUSED when the budget runs
+    out (every ``CHECKS_PER_UNIT`` candidates tested cost one unit); a paused
+    seek resumes where it stopped.
     """
     n_split = ints[I_SPLITS]
     bounded = cfg[C_HIERARCHICAL] or cfg[C_LOOKAHEAD] or cfg[C_EQUIVALENT]
+    i = ints[I_SEEK]
+    checks = 0
     while True:
         if i < 0:
-            return False
+            return EXHAUSTED
         if i == n_split:
-            return True
+            ints[I_SEEK] = -1
+            return FOUND
+        checks += 1
+        if checks == CHECKS_PER_UNIT:
+            checks = 0
+            ints[I_BUDGET] -= 1
+            if ints[I_BUDGET] <= 0:
+                ints[I_SEEK] = i
+                return PAUSED
         d = exp.digit[i]
         if d >= exp.n_cand[i]:
             exp.digit[i] = 0

@@ -27,13 +27,13 @@ N_CFG = 16
 # ints: counters and the position of the expansion in progress
 (I_BUDGET, I_PHASE, I_LEAVES, I_TREES, I_POOL, I_HEAP, I_CUR_TREE, I_SPLITS, I_FIXED, I_CHILD, I_SPLITTABLE,
  I_SUBSET, I_REQUIRED, I_NODES, I_POPS, I_BUILT, I_TREE_HITS, I_LEAF_HITS, I_BEST, I_NODES_AT_BEST, I_SEQUENCE,
- I_QUEUED, I_NEED, I_IMPROVED, I_CHILD_QUEUED) = range(25)
+ I_QUEUED, I_NEED, I_IMPROVED, I_CHILD_QUEUED, I_SEEK) = range(26)
 # prune counters, one per rule, after the scalars above
 PRUNES = ("hierarchical", "lookahead", "equivalent_points", "leaf_count", "prefix_leaf_count", "leaf_accuracy",
           "incremental_accuracy", "family", "similar_support")
 (P_HIERARCHICAL, P_LOOKAHEAD, P_EQUIVALENT, P_LEAF_COUNT, P_PREFIX_LEAF_COUNT, P_LEAF_ACCURACY, P_INCREMENTAL,
- P_FAMILY, P_SIMILAR) = range(25, 25 + len(PRUNES))
-N_INTS = 25 + len(PRUNES)
+ P_FAMILY, P_SIMILAR) = range(26, 26 + len(PRUNES))
+N_INTS = 26 + len(PRUNES)
 
 # reals
 R_LAMBDA, R_TOTAL, R_INCUMBENT, R_CUR_BOUND, R_CHILD_FIXED, R_CHILD_OBJECTIVE = range(6)
@@ -78,6 +78,8 @@ class Expansion(NamedTuple):
         Scratch feature lists of one leaf.
     set_tables, set_metas : arrays
         Scratch of ``pyorder.candidate_order``.
+    caps : array of uint64, shape (S, w)
+        Points each split leaf captures; ``scratch`` (w,) a child's.
     kept, bound : array of float64, shape (S, m)
         When trees are pruned as they are made: per split leaf and candidate,
         the two children's loss (what R of the child gains), and the least
@@ -105,13 +107,15 @@ class Expansion(NamedTuple):
     dead_list: np.ndarray
     set_tables: np.ndarray
     set_metas: np.ndarray
+    caps: np.ndarray
+    scratch: np.ndarray
     kept: np.ndarray
     bound: np.ndarray
     prefix: np.ndarray
     suffix: np.ndarray
 
 
-def make_expansion(splits, fixed, n_features):
+def make_expansion(splits, fixed, n_features, n_words):
     k = max(1, bitset.n_words(n_features))
     m = max(1, n_features)
     tables, metas = pyorder.scratch(m)
@@ -121,7 +125,8 @@ def make_expansion(splits, fixed, n_features):
         np.full((splits, m), -1, np.int64), np.zeros(2 * splits, np.int64), np.zeros(2 * splits, np.int64),
         np.zeros(splits, np.uint64), np.zeros(m, np.int64), np.zeros(m), np.zeros(k, np.uint64),
         np.zeros(k, np.uint64), np.zeros(m, np.int64), np.zeros(m, np.int64), tables, metas,
-        np.zeros((splits, m)), np.zeros((splits, m)), np.zeros((3, splits + 1)), np.zeros((3, splits + 1)),
+        np.zeros((splits, n_words), np.uint64), np.zeros(n_words, np.uint64), np.zeros((splits, m)),
+        np.zeros((splits, m)), np.zeros((3, splits + 1)), np.zeros((3, splits + 1)),
     )
 
 
@@ -166,7 +171,7 @@ def initial_state(prepared, config, incumbent):
     k = max(1, bitset.n_words(m))
     lam = config["regularization"]
     cfg = make_cfg(config, m, prepared.n_points)
-    leaves = leafcache.make_leaves(1024, w, k, 2048)
+    leaves = leafcache.make_leaves(1024, k, 2048)
     leafcache.add_root(leaves, data, bitset.full(prepared.n_points), total, lam, bool(config["use_support_bound"]))
     root_objective = leaves.loss[0] + lam
     trees = treecache.make_trees(1024, 8192, 2048)
@@ -186,7 +191,7 @@ def initial_state(prepared, config, incumbent):
         ints[I_HEAP] = heap.push(queue, 0, 0.0, 0, np.uint64(1), root_lower, root_bound)
         ints[I_NODES] = 0
     ints[I_PHASE] = IDLE
-    return State(leaves, trees, queue, make_expansion(4, 16, m), cfg, ints, reals)
+    return State(leaves, trees, queue, make_expansion(4, 16, m, w), cfg, ints, reals)
 
 
 def state_bytes(state):
@@ -203,7 +208,7 @@ def grow(state, status):
     ints = state.ints
     if status == GROW_LEAVES:
         n = ints[I_LEAVES]
-        capacity = max(2 * state.leaves.cap.shape[0], n + ints[I_NEED])
+        capacity = max(2 * state.leaves.used.shape[0], n + ints[I_NEED])
         table = state.leaves.table.shape[0]
         while table < 2 * capacity:
             table *= 2
@@ -223,5 +228,5 @@ def grow(state, status):
         e = state.expansion
         splits = max(e.split.shape[0], min(MAX_SPLITS, 1 << math.ceil(math.log2(max(need, 1)))))
         fixed = max(e.fixed.shape[0], 1 << math.ceil(math.log2(max(need, 1))))
-        return state._replace(expansion=make_expansion(splits, fixed, state.cfg[C_FEATURES]))
+        return state._replace(expansion=make_expansion(splits, fixed, state.cfg[C_FEATURES], e.caps.shape[1]))
     raise ValueError(f"no growth for status {status}")

@@ -30,7 +30,7 @@ class Trees(NamedTuple):
     key : array of uint64, shape (R,)
     objective : array of float64, shape (R,)
         Misclassification share + λ × leaves.
-    pool : array of int64, shape (P,)
+    pool : array of int32, shape (P,)
     table : array of int64, shape (T,)
         Hash table of tree ids (``EMPTY`` where free), T a power of two.
     """
@@ -48,7 +48,7 @@ def make_trees(capacity, pool_capacity, table_size):
     """Return empty ``Trees`` arrays."""
     return Trees(
         np.zeros(capacity, np.int64), np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
-        np.zeros(capacity, np.uint64), np.zeros(capacity), np.zeros(pool_capacity, np.int64),
+        np.zeros(capacity, np.uint64), np.zeros(capacity), np.zeros(pool_capacity, np.int32),
         np.full(table_size, EMPTY, np.int64),
     )
 

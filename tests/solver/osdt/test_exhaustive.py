@@ -21,7 +21,10 @@ def random_data(seed, n, m, noise):
 
 
 def assert_optimal_tree_properties(model, p, lam):
-    """Section 7.1 invariants of an optimal tree: no two sibling leaves agree, internal support ≥ 2λ, leaf accuracy ≥ λ."""
+    """Section 7.1 invariants of an optimal tree.
+
+    No two sibling leaves agree, every internal node has support ≥ 2λ, every leaf classifies ≥ λ correctly.
+    """
     total = p.weights.sum()
     for i in range(model.n_nodes):
         if model.feature[i] < 0:
