@@ -38,6 +38,8 @@ from solver.osdt.state import (
 ONE = np.uint64(1)
 
 
+LAYOUT_STAMP = "16cf25e65cec"  # state.LAYOUT these kernels were compiled against (see state.py)
+
 @numba.njit(cache=True)
 def step(data, leaves, trees, queue, exp, cfg, ints, reals):
     """Run until the budget is spent, the queue is empty (``DONE``) or an array is full (``GROW_*``)."""
@@ -90,7 +92,8 @@ def pop_entry(data, leaves, trees, queue, exp, cfg, ints, reals):
         leaf = trees.pool[trees.start[t] + p]
         if p >= first_new and (split >> np.uint64(p - first_new)) & ONE:
             exp.split[k] = leaf
-            lc.leaf_cap(data, leaves, leaf, exp.caps[k])
+            lc.leaf_cap(data, leaves, leaf, exp.caps, k)
+            exp.masses[k, 0], exp.masses[k, 1], exp.masses[k, 2] = lc.class_masses(data, exp.caps[k])
             k += 1
         else:
             exp.fixed[n_fixed] = leaf
@@ -99,9 +102,10 @@ def pop_entry(data, leaves, trees, queue, exp, cfg, ints, reals):
     reals[R_CUR_BOUND] = bound
     if not set_candidates(data, leaves, exp, cfg, ints, reals):
         return MORE
-    exp.digit[:n_split] = 0
+    if not cfg[C_EAGER]:
+        exp.digit[:n_split] = 0
+        ints[I_SEEK] = -1
     ints[I_PHASE] = TUPLES
-    ints[I_SEEK] = 0 if cfg[C_EAGER] else -1
     return MORE
 
 
@@ -121,10 +125,10 @@ def set_candidates(data, leaves, exp, cfg, ints, reals):
     for i in range(ints[I_SPLITS]):
         leaf, n_used, n_dead = exp.split[i], 0, 0
         for f in range(cfg[C_FEATURES]):
-            if lc.has_feature(leaves.used[leaf], f):
+            if lc.has_feature(leaves.used, leaf, f):
                 exp.used_list[n_used] = f
                 n_used += 1
-            elif lc.has_feature(leaves.dead[leaf], f):
+            elif lc.has_feature(leaves.dead, leaf, f):
                 exp.dead_list[n_dead] = f
                 n_dead += 1
         k = pyorder.candidate_order(cfg[C_FEATURES], exp.used_list, n_used, exp.dead_list, n_dead, exp.set_tables,

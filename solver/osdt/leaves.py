@@ -98,7 +98,7 @@ def mix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def key_hash(used, value):
     """Return the hash of a literal set given as ``used``/``value`` bitmasks, shape (k,)."""
     h = GOLDEN
@@ -108,7 +108,7 @@ def key_hash(used, value):
     return h
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def same_key(leaves, i, used, value):
     for k in range(used.shape[0]):
         if leaves.used[i, k] != used[k] or leaves.value[i, k] != value[k]:
@@ -116,7 +116,7 @@ def same_key(leaves, i, used, value):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def find_slot(leaves, used, value):
     """Return the table slot holding the leaf with these literals, or the free slot where it belongs."""
     size = leaves.table.shape[0]
@@ -135,18 +135,24 @@ def rebuild_table(leaves, count):
         leaves.table[slot] = i
 
 
+@numba.njit(cache=True, inline="always")
+def plane_count(cap, planes):
+    """Return Σ_b 2^b |cap ∩ planes[b]|: the whole-number mass of the points in ``cap``."""
+    total = 0
+    for b in range(planes.shape[0]):
+        count = 0
+        for w in range(cap.shape[0]):
+            count += bitset.popcount(cap[w] & planes[b, w])
+        total += count << b
+    return total
+
+
 @numba.njit(cache=True)
 def class_masses(data, cap):
     """Return (positive, negative, minority) mass captured by ``cap``, shape (w,)."""
     if data.pos_planes.shape[0] > 0:
-        pos, neg, low = 0, 0, 0
-        for b in range(data.pos_planes.shape[0]):
-            pos += bitset.count_and(cap, data.pos_planes[b]) << b
-        for b in range(data.neg_planes.shape[0]):
-            neg += bitset.count_and(cap, data.neg_planes[b]) << b
-        for b in range(data.min_planes.shape[0]):
-            low += bitset.count_and(cap, data.min_planes[b]) << b
-        return float(pos), float(neg), float(low)
+        return (float(plane_count(cap, data.pos_planes)), float(plane_count(cap, data.neg_planes)),
+                float(plane_count(cap, data.min_planes)))
     pos_f, neg_f, low_f = 0.0, 0.0, 0.0
     for w in range(cap.shape[0]):
         word = cap[w]
@@ -160,26 +166,27 @@ def class_masses(data, cap):
 
 
 @numba.njit(cache=True)
-def leaf_cap(data, leaves, i, out):
-    """Write the points leaf ``i`` captures into ``out``, shape (w,): the AND of its literals."""
-    out[:] = data.ones[0] | data.zeros[0]
+def leaf_cap(data, leaves, i, caps, row):
+    """Write the points leaf ``i`` captures into ``caps[row]``, shape (w,): the AND of its literals."""
+    for w in range(caps.shape[1]):
+        caps[row, w] = data.ones[0, w] | data.zeros[0, w]
     for f in range(data.ones.shape[0]):
-        if has_feature(leaves.used[i], f):
-            source = data.ones[f] if has_feature(leaves.value[i], f) else data.zeros[f]
-            for w in range(out.shape[0]):
-                out[w] &= source[w]
+        if has_feature(leaves.used, i, f):
+            source = data.ones if has_feature(leaves.value, i, f) else data.zeros
+            for w in range(caps.shape[1]):
+                caps[row, w] &= source[f, w]
 
 
-@numba.njit(cache=True)
-def child_masses(data, parent_cap, f, v, scratch):
-    """Return (positive, negative, minority) mass of ``parent ∧ x_f = v`` given the parent's points."""
-    source = data.ones[f] if v else data.zeros[f]
+@numba.njit(cache=True, inline="always")
+def child_masses(data, caps, row, f, v, scratch):
+    """Return (positive, negative, minority) mass of ``parent ∧ x_f = v``, the parent's points in ``caps[row]``."""
+    source = data.ones if v else data.zeros
     for w in range(scratch.shape[0]):
-        scratch[w] = parent_cap[w] & source[w]
+        scratch[w] = caps[row, w] & source[f, w]
     return class_masses(data, scratch)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def numbers(pos, neg, low, total):
     """Return (label, loss, correct, b0) of a leaf with these masses (ties predict 1, as the authors' code)."""
     n = pos + neg
@@ -188,7 +195,7 @@ def numbers(pos, neg, low, total):
     return label, errors / total, (n - errors) / total, low / total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def support_dead(loss, lam, use_support):
     """Theorem 3.3 (support), in the authors' stronger form: a leaf whose own error is at most λ is never split,
     since any subtree under it removes at most that error and costs at least one more leaf."""
@@ -196,11 +203,12 @@ def support_dead(loss, lam, use_support):
 
 
 @numba.njit(cache=True)
-def store_leaf(leaves, i, slot, key_used, key_value, dead, depth, pos, neg, low, total, lam, use_support):
-    """Store leaf ``i`` with these literals, inherited dead features, depth and masses, at table ``slot``."""
-    leaves.used[i] = key_used
-    leaves.value[i] = key_value
-    leaves.dead[i] = dead
+def store_leaf(leaves, i, slot, key_used, key_value, parent, depth, pos, neg, low, total, lam, use_support):
+    """Store leaf ``i`` with these literals, the dead features of leaf ``parent``, depth and masses, at ``slot``."""
+    for k in range(key_used.shape[0]):
+        leaves.used[i, k] = key_used[k]
+        leaves.value[i, k] = key_value[k]
+        leaves.dead[i, k] = leaves.dead[parent, k]
     leaves.depth[i] = depth
     leaves.pos[i], leaves.neg[i] = pos, neg
     leaves.label[i], leaves.loss[i], leaves.correct[i], leaves.b0[i] = numbers(pos, neg, low, total)
@@ -213,44 +221,46 @@ def store_leaf(leaves, i, slot, key_used, key_value, dead, depth, pos, neg, low,
 def add_root(leaves, data, full, total, lam, use_support):
     """Make leaf 0, the root, capturing every point in ``full``; return 0."""
     pos, neg, low = class_masses(data, full)
-    slot = find_slot(leaves, leaves.used[0], leaves.value[0])
-    store_leaf(leaves, 0, slot, leaves.used[0].copy(), leaves.value[0].copy(), leaves.dead[0].copy(), 0,
-               pos, neg, low, total, lam, use_support)
+    empty = np.zeros(leaves.used.shape[1], np.uint64)
+    slot = find_slot(leaves, empty, empty)
+    store_leaf(leaves, 0, slot, empty, empty, 0, 0, pos, neg, low, total, lam, use_support)
     return 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def child_key(leaves, parent, f, v, key_used, key_value):
     """Write the literals of ``parent ∧ x_f = v`` into the scratch keys, shape (k,)."""
     word, bit = f >> 6, np.uint64(1) << np.uint64(f & 63)
-    key_used[:] = leaves.used[parent]
-    key_value[:] = leaves.value[parent]
+    for k in range(key_used.shape[0]):
+        key_used[k] = leaves.used[parent, k]
+        key_value[k] = leaves.value[parent, k]
     key_used[word] |= bit
     if v:
         key_value[word] |= bit
 
 
 @numba.njit(cache=True)
-def child_leaf(leaves, data, count, parent, parent_cap, f, v, key_used, key_value, scratch, total, lam,
+def child_leaf(leaves, data, count, parent, caps, row, f, v, key_used, key_value, scratch, total, lam,
                use_support):
     """Return ``(id, created)`` of the leaf ``parent ∧ (x_f = v)``, building it (as leaf ``count``) when new.
 
-    The caller guarantees room for one more leaf. ``parent_cap``, shape (w,),
+    The caller guarantees room for one more leaf. ``caps[row]``, shape (w,),
     holds the parent's points; ``key_*`` and ``scratch`` are scratch buffers.
     """
     child_key(leaves, parent, f, v, key_used, key_value)
     slot = find_slot(leaves, key_used, key_value)
     if leaves.table[slot] != EMPTY:
         return leaves.table[slot], False
-    pos, neg, low = child_masses(data, parent_cap, f, v, scratch)
-    store_leaf(leaves, count, slot, key_used, key_value, leaves.dead[parent], leaves.depth[parent] + 1,
+    pos, neg, low = child_masses(data, caps, row, f, v, scratch)
+    store_leaf(leaves, count, slot, key_used, key_value, parent, leaves.depth[parent] + 1,
                pos, neg, low, total, lam, use_support)
     return count, True
 
 
-@numba.njit(cache=True)
-def has_feature(mask, f):
-    return (mask[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) != 0
+@numba.njit(cache=True, inline="always")
+def has_feature(masks, i, f):
+    """True when bit ``f`` of row ``i`` of a (n, k) feature bitmask array is set."""
+    return (masks[i, f >> 6] >> np.uint64(f & 63)) & np.uint64(1) != 0
 
 
 @numba.njit(cache=True)
@@ -258,20 +268,27 @@ def mark_dead(leaves, i, f):
     leaves.dead[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
 
 
-@numba.njit(cache=True)
-def splittable(used, dead, depth, is_dead, n_features, max_depth):
-    """Return True when a leaf with these literals (``used``) and dead features, shape (k,), may still be split."""
+@numba.njit(cache=True, inline="always")
+def splittable(used, dead, row, depth, is_dead, n_features, max_depth):
+    """True when a leaf with literals ``used`` (k,) and the dead features ``dead[row]`` may still be split."""
     if is_dead or depth >= max_depth:
         return False
     for k in range(used.shape[0]):
         rest = n_features - 64 * k
         valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
-        if valid & ~used[k] & ~dead[k]:
+        if valid & ~used[k] & ~dead[row, k]:
             return True
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def can_split(leaves, i, n_features, max_depth):
     """Return True when leaf ``i`` may still be split: not dead, under the depth cap, a feature left."""
-    return splittable(leaves.used[i], leaves.dead[i], leaves.depth[i], leaves.is_dead[i], n_features, max_depth)
+    if leaves.is_dead[i] or leaves.depth[i] >= max_depth:
+        return False
+    for k in range(leaves.used.shape[1]):
+        rest = n_features - 64 * k
+        valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
+        if valid & ~leaves.used[i, k] & ~leaves.dead[i, k]:
+            return True
+    return False

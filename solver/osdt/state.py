@@ -7,6 +7,7 @@ The named indices below are compile-time constants in the kernels.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import NamedTuple
 
@@ -27,13 +28,13 @@ N_CFG = 16
 # ints: counters and the position of the expansion in progress
 (I_BUDGET, I_PHASE, I_LEAVES, I_TREES, I_POOL, I_HEAP, I_CUR_TREE, I_SPLITS, I_FIXED, I_CHILD, I_SPLITTABLE,
  I_SUBSET, I_REQUIRED, I_NODES, I_POPS, I_BUILT, I_TREE_HITS, I_LEAF_HITS, I_BEST, I_NODES_AT_BEST, I_SEQUENCE,
- I_QUEUED, I_NEED, I_IMPROVED, I_CHILD_QUEUED, I_SEEK) = range(26)
+ I_QUEUED, I_NEED, I_IMPROVED, I_CHILD_QUEUED, I_SEEK, I_PASS) = range(27)
 # prune counters, one per rule, after the scalars above
 PRUNES = ("hierarchical", "lookahead", "equivalent_points", "leaf_count", "prefix_leaf_count", "leaf_accuracy",
           "incremental_accuracy", "family", "similar_support")
 (P_HIERARCHICAL, P_LOOKAHEAD, P_EQUIVALENT, P_LEAF_COUNT, P_PREFIX_LEAF_COUNT, P_LEAF_ACCURACY, P_INCREMENTAL,
- P_FAMILY, P_SIMILAR) = range(26, 26 + len(PRUNES))
-N_INTS = 26 + len(PRUNES)
+ P_FAMILY, P_SIMILAR) = range(27, 27 + len(PRUNES))
+N_INTS = 27 + len(PRUNES)
 
 # reals
 R_LAMBDA, R_TOTAL, R_INCUMBENT, R_CUR_BOUND, R_CHILD_FIXED, R_CHILD_OBJECTIVE = range(6)
@@ -46,6 +47,14 @@ MORE, DONE, GROW_LEAVES, GROW_TREES, GROW_QUEUE, GROW_EXPANSION, TOO_WIDE = rang
 # An entry's split set is a bitmask over its tree's new leaves, and the
 # subsets of a child's splittable leaves are counted in one word.
 MAX_SPLITS = 31
+
+# numba compiles these constants into the kernels of bounds.py, expand.py and
+# product.py but caches a kernel by its own file's timestamp only. Each of those
+# modules therefore carries LAYOUT_STAMP, which a test compares with this
+# digest: changing a constant here forces an edit there, and so a recompile.
+LAYOUT = hashlib.sha1(repr(sorted(
+    (k, v) for k, v in dict(globals()).items() if k.isupper() and isinstance(v, int)
+)).encode()).hexdigest()[:12]
 
 
 class Expansion(NamedTuple):
@@ -80,13 +89,15 @@ class Expansion(NamedTuple):
         Scratch of ``pyorder.candidate_order``.
     caps : array of uint64, shape (S, w)
         Points each split leaf captures; ``scratch`` (w,) a child's.
+    masses : array of float64, shape (S, 3)
+        Positive, negative and minority mass of each split leaf.
     kept, bound : array of float64, shape (S, m)
         When trees are pruned as they are made: per split leaf and candidate,
         the two children's loss (what R of the child gains), and the least
         their split sets can add to an entry's bound (``product``).
-    prefix, suffix : array of float64, shape (3, S + 1)
-        Sums of kept, bound and their minimum over the leaves before the
-        current one (chosen candidates) and from it on (each leaf's least).
+    prefix, suffix : array of float64, shape (2, S + 1)
+        Sums of kept and bound over the leaves before the current one (chosen
+        candidates) and from it on (each leaf's least).
     """
 
     fixed: np.ndarray
@@ -109,6 +120,7 @@ class Expansion(NamedTuple):
     set_metas: np.ndarray
     caps: np.ndarray
     scratch: np.ndarray
+    masses: np.ndarray
     kept: np.ndarray
     bound: np.ndarray
     prefix: np.ndarray
@@ -125,8 +137,9 @@ def make_expansion(splits, fixed, n_features, n_words):
         np.full((splits, m), -1, np.int64), np.zeros(2 * splits, np.int64), np.zeros(2 * splits, np.int64),
         np.zeros(splits, np.uint64), np.zeros(m, np.int64), np.zeros(m), np.zeros(k, np.uint64),
         np.zeros(k, np.uint64), np.zeros(m, np.int64), np.zeros(m, np.int64), tables, metas,
-        np.zeros((splits, n_words), np.uint64), np.zeros(n_words, np.uint64), np.zeros((splits, m)),
-        np.zeros((splits, m)), np.zeros((3, splits + 1)), np.zeros((3, splits + 1)),
+        np.zeros((splits, n_words), np.uint64), np.zeros(n_words, np.uint64), np.zeros((splits, 3)),
+        np.zeros((splits, m)),
+        np.zeros((splits, m)), np.zeros((2, splits + 1)), np.zeros((2, splits + 1)),
     )
 
 

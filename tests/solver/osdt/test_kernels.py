@@ -1,4 +1,4 @@
-# Check that the replayed feature order equals CPython's iteration of the authors' set expression.
+# Check kernel plumbing: the replayed CPython feature order, and layout stamps against stale numba caches.
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,3 +34,11 @@ def test_a_wrapped_small_table_is_not_ascending():
     used = np.array([f - 1 for f in range(1, 13) if f not in (3, 9)], np.int64)
     k = candidate_order(m, used, len(used), np.zeros(0, np.int64), 0, tables, metas, out)
     assert (out[:k] + 1).tolist() == [9, 3] == list({3, 9} | set())
+
+
+def test_kernel_modules_carry_the_current_state_layout():
+    # numba caches kernels by their own file only; a changed layout in state.py must touch these files.
+    from solver.osdt import bounds, expand, product, state
+
+    for module in (bounds, expand, product):
+        assert module.LAYOUT_STAMP == state.LAYOUT, f"update LAYOUT_STAMP in {module.__name__} to {state.LAYOUT}"
