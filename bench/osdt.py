@@ -16,11 +16,12 @@ the authors' code, so its counts compare with the paper's exactly.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
 
-from bench.harness import markdown_table, run_isolated, write_results
+from bench.harness import RESULTS, markdown_table, run_isolated, write_results
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 FILES = {"compas": "compas-osdt-binary", "car": "car-evaluation", "tic-tac-toe": "tic-tac-toe", "monk1": "monk1",
@@ -95,7 +96,12 @@ def main():
     parser.add_argument("--quick", action="store_true", help="only the cases that finish in seconds")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--no-ablation", action="store_true")
+    parser.add_argument("--report", action="store_true", help="print the tables of bench/results/osdt.json")
     args = parser.parse_args()
+    if args.report:
+        saved = json.loads((RESULTS / "osdt.json").read_text())
+        print(f"load average at start: {saved['load_average']}")
+        return report(saved["cases"], saved["ablation"])
     load_avg = os.getloadavg()
     rows = []
     for name, lams in GRID.items():
@@ -112,9 +118,8 @@ def main():
                    "nodes": ours.get("nodes"), "search_mb": (ours.get("search_memory") or 0) / 2**20,
                    "process_mb": (ours.get("peak_rss_bytes") or 0) / 2**20,
                    "gosdt_seconds": ref.get("solve_seconds"), "gosdt_objective": ref.get("objective"),
+                   "gosdt_status": ref.get("status", ref.get("error")),
                    "gosdt_mb": (ref.get("peak_rss_bytes") or 0) / 2**20, "paper": PAPER.get((name, lam), "")}
-            if row["seconds"] and row["gosdt_seconds"]:
-                row["ratio"] = row["seconds"] / row["gosdt_seconds"]
             if ref.get("objective") is not None and ours.get("status") == "optimal":
                 row["agree"] = abs(ours["objective"] - ref["objective"]) < 1e-6
             rows.append(row)
@@ -131,13 +136,32 @@ def main():
                                  "seconds_to_optimum": out.get("seconds_to_optimum"),
                                  "search_mb": (out.get("search_memory") or 0) / 2**20, "paper": paper})
                 print(ablation[-1], flush=True)
-    path = write_results("osdt", {"load_average": load_avg, "cases": rows, "ablation": ablation})
+    path = write_results("osdt", {"load_average": load_avg, "time_limit": args.time_limit, "cases": rows,
+                                  "ablation": ablation})
     print(f"\nload average at start: {load_avg[0]:.2f} {load_avg[1]:.2f} {load_avg[2]:.2f}; results in {path}\n")
+    report(rows, ablation)
+
+
+def ratio_text(row):
+    """OSDT time / GOSDT time when both proved the optimum; a lower bound when only GOSDT did."""
+    ours, ref = row.get("seconds"), row.get("gosdt_seconds")
+    if not ours or not ref:
+        return None
+    finished = row.get("gosdt_objective") is not None and "TIMEOUT" not in str(row.get("gosdt_status", ""))
+    if row.get("status") == "optimal":
+        return f"{ours / ref:.2f}"
+    return f"> {ours / ref:.0f}" if finished and ref < ours else "both stopped"
+
+
+def report(rows, ablation):
+    """Print the markdown tables of a run."""
+    for row in rows:
+        row["ratio"] = ratio_text(row)
     print(markdown_table(rows, [("dataset", "dataset", None), ("lambda", "λ", "{:g}"), ("status", "status", None),
                                 ("objective", "R*", "{:.6f}"), ("leaves", "leaves", None),
                                 ("seconds", "OSDT s", "{:.3f}"), ("compile", "compile s", "{:.1f}"),
                                 ("nodes", "nodes", "{:,}"), ("search_mb", "search MB", "{:.1f}"),
-                                ("gosdt_seconds", "GOSDT s", "{:.3f}"), ("ratio", "OSDT/GOSDT", "{:.1f}"),
+                                ("gosdt_seconds", "GOSDT s", "{:.3f}"), ("ratio", "OSDT/GOSDT", None),
                                 ("agree", "same R*", None), ("paper", "paper / authors' code", None)]))
     if ablation:
         print()

@@ -23,6 +23,7 @@ from solver.osdt.state import (
 
 LAYOUT_STAMP = "16cf25e65cec"  # state.LAYOUT these kernels were compiled against (see state.py)
 
+
 @numba.njit(cache=True)
 def entry_bound(lower, b0_split, n_split, lam, cfg):
     """Return the bound on every descendant of an entry: b(d_un) + b0(d_split) + s·λ, by the switches on.

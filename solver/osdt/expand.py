@@ -40,6 +40,7 @@ ONE = np.uint64(1)
 
 LAYOUT_STAMP = "16cf25e65cec"  # state.LAYOUT these kernels were compiled against (see state.py)
 
+
 @numba.njit(cache=True)
 def step(data, leaves, trees, queue, exp, cfg, ints, reals):
     """Run until the budget is spent, the queue is empty (``DONE``) or an array is full (``GROW_*``)."""

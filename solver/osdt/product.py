@@ -43,6 +43,7 @@ MARGIN = 1e-9
 
 LAYOUT_STAMP = "16cf25e65cec"  # state.LAYOUT these kernels were compiled against (see state.py)
 
+
 @numba.njit(cache=True, inline="always")
 def fetch_child(data, leaves, exp, ints, reals, i, f, v, cfg):
     """Return the id of ``split[i] ∧ x_f = v`` from the leaf cache, building it when new."""

@@ -17,12 +17,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+# An emulated set is a table of keys (> 0, FREE or DUMMY) and meta = (mask, fill, used).
 FREE, DUMMY = 0, -1
 MIN_SIZE, LINEAR_PROBES, PERTURB_SHIFT = 8, 9, 5
-
-
-class PySet:
-    """Scratch of one emulated set: ``table`` (keys > 0, FREE, DUMMY), and ``meta`` = (mask, fill, used)."""
 
 
 @numba.njit(cache=True)

@@ -42,8 +42,11 @@ class OsdtSearch:
     lower_bound, upper_bound : float
         Proved bound on the optimal objective, and the incumbent's objective.
     nodes : int
-        Queue entries generated (the paper's "#trees evaluated", Table 2),
-        counted whether or not a bound drops them at once.
+        Queue entries made: every allowed split set of every child tree
+        built, whether or not a bound then drops it. With
+        ``prune_when_queued`` off this is exactly the paper's "#trees
+        evaluated" (Table 2); with it on, children that could not lead
+        anywhere are not built and their entries are not counted.
     """
 
     finished_status = "optimal"

@@ -208,12 +208,17 @@ def initial_state(prepared, config, incumbent):
 
 
 def state_bytes(state):
-    """Return the bytes held by the state's arrays."""
-    total = 0
-    for part in state:
-        arrays = part if isinstance(part, tuple) else (part,)
-        total += sum(a.nbytes for a in arrays)
-    return total
+    """Return the bytes the state's arrays hold in use (rows beyond the counts are never touched,
+    so the operating system has not given them memory yet)."""
+    ints = state.ints
+
+    def used(arrays, rows, skip=("table",)):
+        return sum(a[:rows].nbytes for name, a in zip(arrays._fields, arrays) if name not in skip)
+
+    total = used(state.leaves, ints[I_LEAVES]) + state.leaves.table.nbytes
+    total += used(state.trees, ints[I_TREES], skip=("table", "pool")) + state.trees.table.nbytes
+    total += state.trees.pool[: ints[I_POOL]].nbytes + used(state.queue, ints[I_HEAP])
+    return total + sum(a.nbytes for a in state.expansion) + state.cfg.nbytes + ints.nbytes + state.reals.nbytes
 
 
 def grow(state, status):
