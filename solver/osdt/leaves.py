@@ -75,15 +75,20 @@ def make_leaves(capacity, n_feature_words, table_size):
     )
 
 
+def enlarge(a, rows):
+    """Return ``a`` with ``rows`` rows, the old ones kept: resized in place when it owns its memory
+    (a large block is remapped, not copied), else copied."""
+    if a.flags.owndata and a.flags.c_contiguous and a.base is None:
+        a.resize((rows,) + a.shape[1:], refcheck=False)
+        return a
+    b = np.zeros((rows,) + a.shape[1:], a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
 def grow_leaves(leaves, count, capacity, table_size):
     """Return ``leaves`` with room for ``capacity`` leaves and a rebuilt table of ``table_size`` slots."""
-    grown = []
-    for name, a in zip(Leaves._fields, leaves):
-        if name == "table":
-            continue
-        b = np.zeros((capacity,) + a.shape[1:], a.dtype)
-        b[:count] = a[:count]
-        grown.append(b)
+    grown = [enlarge(a, capacity) for name, a in zip(Leaves._fields, leaves) if name != "table"]
     table = np.full(table_size, EMPTY, np.int64)
     out = Leaves(*grown, table)
     rebuild_table(out, count)

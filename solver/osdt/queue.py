@@ -16,6 +16,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from solver.osdt.leaves import enlarge
+
 CURIOSITY, LOWER_BOUND, OBJECTIVE, BFS, DFS = 0, 1, 2, 3, 4
 POLICY_CODES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "bfs": BFS, "dfs": DFS}
 
@@ -47,11 +49,9 @@ def make_queue(capacity):
                  np.zeros(capacity), np.zeros(capacity))
 
 
-def grow_queue(queue, size, capacity):
-    out = make_queue(capacity)
-    for a, b in zip(queue, out):
-        b[:size] = a[:size]
-    return out
+def grow_queue(queue, capacity):
+    """Return ``queue`` with room for ``capacity`` entries."""
+    return Queue(*(enlarge(a, capacity) for a in queue))
 
 
 @numba.njit(cache=True, inline="always")

@@ -240,7 +240,7 @@ def grow(state, status):
             table *= 2
         return state._replace(trees=treecache.grow_trees(state.trees, t, pool, capacity, pool_capacity, table))
     if status == GROW_QUEUE:
-        return state._replace(queue=heap.grow_queue(state.queue, ints[I_HEAP], 2 * state.queue.tree.shape[0]))
+        return state._replace(queue=heap.grow_queue(state.queue, 2 * state.queue.tree.shape[0]))
     if status == GROW_EXPANSION:
         need = ints[I_NEED]
         e = state.expansion

@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from solver.models import LEAF, Tree
+from solver.osdt.leaves import enlarge
 
 EMPTY = -1
 
@@ -55,14 +56,8 @@ def make_trees(capacity, pool_capacity, table_size):
 
 def grow_trees(trees, count, pool_used, capacity, pool_capacity, table_size):
     """Return ``trees`` with more room and a table of ``table_size`` slots, rebuilt."""
-    grown = []
-    for name, a in zip(Trees._fields, trees):
-        if name == "table":
-            continue
-        n = pool_used if name == "pool" else count
-        b = np.zeros(pool_capacity if name == "pool" else capacity, a.dtype)
-        b[:n] = a[:n]
-        grown.append(b)
+    grown = [enlarge(a, pool_capacity if name == "pool" else capacity)
+             for name, a in zip(Trees._fields, trees) if name != "table"]
     out = Trees(*grown, np.full(table_size, EMPTY, np.int64))
     rebuild_table(out, count)
     return out
