@@ -61,6 +61,7 @@ def step(data, leaves, trees, queue, exp, cfg, ints, reals):
 
 @numba.njit(cache=True)
 def room_for_leaves(leaves, ints, extra):
+    """True when ``extra`` more leaves fit (arrays and a table at most half full); else ask for them."""
     need = ints[I_LEAVES] + extra
     if need > leaves.used.shape[0] or 2 * need > leaves.table.shape[0]:
         ints[I_NEED] = extra

@@ -115,6 +115,7 @@ def key_hash(used, value):
 
 @numba.njit(cache=True, inline="always")
 def same_key(leaves, i, used, value):
+    """True when leaf ``i`` has exactly these literals."""
     for k in range(used.shape[0]):
         if leaves.used[i, k] != used[k] or leaves.value[i, k] != value[k]:
             return False
@@ -135,6 +136,7 @@ def find_slot(leaves, used, value):
 
 @numba.njit(cache=True)
 def rebuild_table(leaves, count):
+    """Insert leaves ``0..count-1`` into an empty table."""
     for i in range(count):
         slot = find_slot(leaves, leaves.used[i], leaves.value[i])
         leaves.table[slot] = i
@@ -270,6 +272,7 @@ def has_feature(masks, i, f):
 
 @numba.njit(cache=True)
 def mark_dead(leaves, i, f):
+    """Record feature ``f`` as dead for leaf ``i`` and the leaves it will make (Theorem 3.5)."""
     leaves.dead[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
 
 

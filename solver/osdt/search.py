@@ -31,6 +31,7 @@ def warmup():
 
 
 def make_search(problem, config):
+    """Return the search object of ``problem`` under the cleaned ``config`` (see ``solver/driver.py``)."""
     return OsdtSearch(problem, config)
 
 

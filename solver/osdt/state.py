@@ -128,6 +128,7 @@ class Expansion(NamedTuple):
 
 
 def make_expansion(splits, fixed, n_features, n_words):
+    """Return ``Expansion`` scratch for ``splits`` split leaves and ``fixed`` unchanged ones."""
     k = max(1, bitset.n_words(n_features))
     m = max(1, n_features)
     tables, metas = pyorder.scratch(m)

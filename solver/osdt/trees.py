@@ -98,6 +98,7 @@ def find_slot(trees, key, fixed, n_fixed, new, n_new):
 
 @numba.njit(cache=True)
 def rebuild_table(trees, count):
+    """Insert trees ``0..count-1`` into an empty table."""
     size = trees.table.shape[0]
     for t in range(count):
         slot = np.int64(trees.key[t] & np.uint64(size - 1))
