@@ -219,7 +219,7 @@ def store_leaf(leaves, i, slot, key_used, key_value, parent, depth, pos, neg, lo
     leaves.depth[i] = depth
     leaves.pos[i], leaves.neg[i] = pos, neg
     leaves.label[i], leaves.loss[i], leaves.correct[i], leaves.b0[i] = numbers(pos, neg, low, total)
-    leaves.is_dead[i] = support_dead(leaves.loss[i], lam, use_support)
+    leaves.is_dead[i] = support_dead(leaves.loss[i], lam, use_support)  # Theorem 3.3: never split
     leaves.zob[i] = mix64(np.uint64(i) + GOLDEN)
     leaves.table[slot] = i
 

@@ -149,7 +149,7 @@ def keep_row(data, leaves, exp, cfg, ints, reals, i, base, lam, incumbent):
     for c in range(exp.n_cand[i]):
         f = exp.cand[i, c]
         if cfg[C_SIMILAR] and similar_to_ruled(data, exp, n_ruled, f, incumbent):
-            ints[P_SIMILAR] += 1
+            ints[P_SIMILAR] += 1  # Theorem F.1: within ω of a family already ruled out
             continue
         ints[I_BUDGET] -= 1
         k0, right0, e0, ok0, k1, right1, e1, ok1 = probe_pair(data, leaves, exp, cfg, reals, i, f)
