@@ -264,3 +264,39 @@ class OSSTSurvivalTree(BaseEstimator):
         train_event, train_time = self._train
         return tree_metrics(self.model_, Xb, event, time, train_event=train_event, train_time=train_time,
                             ties=self.ipcw_ties, normalizer=self.time_normalizer)
+class OSDTClassifier(SolverClassifierMixin, BaseEstimator):
+    """OSDT: the provably optimal tree for misclassification + λ × leaves, by branch and bound over leaf sets.
+
+    Parameters are the registry's (``solver/osdt/params.py``): ``regularization``
+    (λ > 0), ``max_depth``, ``policy``, ``warm_start``, ``feature_order``,
+    ``prune_when_queued`` and one ``use_<bound>`` switch per bound of the paper.
+    ``optimal_`` is True when the search proved its tree optimal within the limits.
+    """
+
+    algorithm = "osdt"
+
+    def __init__(self, *, regularization=0.01, max_depth=None, policy="curiosity", warm_start=True,
+                 feature_order="gini", prune_when_queued=True, use_hierarchical_bound=True,
+                 use_lookahead_bound=True, use_equivalent_points_bound=True, use_support_bound=True,
+                 use_incremental_accuracy_bound=True, use_leaf_accuracy_bound=True, use_leaf_count_bound=True,
+                 use_prefix_leaf_count_bound=True, use_permutation_map=True, use_similar_support=False,
+                 time_limit=None, node_limit=None, binarize="exact"):
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.policy = policy
+        self.warm_start = warm_start
+        self.feature_order = feature_order
+        self.prune_when_queued = prune_when_queued
+        self.use_hierarchical_bound = use_hierarchical_bound
+        self.use_lookahead_bound = use_lookahead_bound
+        self.use_equivalent_points_bound = use_equivalent_points_bound
+        self.use_support_bound = use_support_bound
+        self.use_incremental_accuracy_bound = use_incremental_accuracy_bound
+        self.use_leaf_accuracy_bound = use_leaf_accuracy_bound
+        self.use_leaf_count_bound = use_leaf_count_bound
+        self.use_prefix_leaf_count_bound = use_prefix_leaf_count_bound
+        self.use_permutation_map = use_permutation_map
+        self.use_similar_support = use_similar_support
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize

@@ -257,7 +257,8 @@ def compare_context(dataset, runs):
                      "element_id": f"fig-model-{r.pk}"} for k, r in enumerate(runs)],
         "rows": comparison_rows(runs),
         "traces": trace_comparison_figure([res for res in results if res.get("lower_bound") is not None],
-                                          [lab for lab, res in zip(labels, results) if res.get("lower_bound") is not None]),
+                                          labels=[lab for lab, res in zip(labels, results)
+                                                  if res.get("lower_bound") is not None]),
     }
 
 
