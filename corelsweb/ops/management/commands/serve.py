@@ -25,6 +25,8 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         if not no_bootstrap:
             call_command("bootstrap")
+        self.stdout.write("compiling the solvers (only the first start takes long)…")
+        call_command("warm")
         python = sys.executable
         celery = [python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO"]
         # One worker per queue, so that a long search never blocks quick ones; the
