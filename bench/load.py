@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.load [--clients 50] [--runs-per-client 10] [--workers 2]
 
 Starts its own stack against the local PostgreSQL and Redis (database
-``corelsweb_load``, Redis database 13): gunicorn and ``--workers`` Celery worker
+``corelsweb_load``, Redis database 9): gunicorn and ``--workers`` Celery worker
 processes; creates one user and dataset per client; then every client signs in,
 submits its runs one after another and polls each run's progress endpoint and
 page until it ends. Checks that every run ends in a final state exactly once
@@ -31,6 +31,17 @@ CSV = b"a,b,c,label\n" + b"".join(
 FINAL = {"optimal", "heuristic", "time_limit", "node_limit", "memory_limit", "cancelled", "failed"}
 
 
+def page_kind(path):
+    """Group a path for the latency report: sign-in, run form, progress poll, run page."""
+    if path.startswith("/accounts/login/"):
+        return "sign_in"
+    if "/runs/new/" in path:
+        return "run_form"
+    if path.endswith("progress.json"):
+        return "progress"
+    return "run_page"
+
+
 class Client:
     """A browser-like HTTP client: cookies, CSRF tokens, and timing of every page."""
 
@@ -52,7 +63,7 @@ class Client:
         with self.opener.open(req, timeout=60) as resp:
             text = resp.read().decode()
             url = resp.geturl()
-        self.latencies.append(time.perf_counter() - t0)
+        self.latencies.append((page_kind(path), time.perf_counter() - t0))
         return url, text
 
     def login(self, username, password):
@@ -113,7 +124,9 @@ def run_load(base, accounts, runs_per_client, poll=0.5, time_budget=900):
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
-    latencies = [x for o in out for x in o["latencies"]]
+    timed = [x for o in out for x in o["latencies"]]
+    latencies = [t for _, t in timed]
+    by_kind = {kind: [t for k, t in timed if k == kind] for kind in sorted({k for k, _ in timed})}
     statuses = [s for o in out for s in o["statuses"]]
     return {
         "clients": len(accounts), "runs_submitted": len(statuses), "wall_seconds": wall,
@@ -122,6 +135,8 @@ def run_load(base, accounts, runs_per_client, poll=0.5, time_budget=900):
         "requests": len(latencies),
         "latency_p50": percentile(latencies, 0.5), "latency_p95": percentile(latencies, 0.95),
         "latency_p99": percentile(latencies, 0.99), "latency_mean": statistics.fmean(latencies) if latencies else None,
+        "latency_by_page": {kind: {"requests": len(ts), "p50": percentile(ts, 0.5), "p95": percentile(ts, 0.95),
+                                   "max": max(ts)} for kind, ts in by_kind.items()},
         "errors": [e for o in out for e in o["errors"]],
     }
 
@@ -140,6 +155,18 @@ def check_exactly_once(run_pks):
         elif run.attempts != 1:
             problems.append(f"run {pk} was claimed {run.attempts} times")
     return problems
+
+
+def wait_ready(url, timeout=120):
+    """Wait until the web server answers, so that its start-up is not counted as page latency."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit(f"the web server did not answer at {url} within {timeout} s")
 
 
 def make_accounts(n, password="load-password-123"):
@@ -168,12 +195,12 @@ def main():
     if args.clients * args.runs_per_client > 2000:
         raise SystemExit("bounded: at most 2000 runs")
     env = dict(os.environ, DATABASE_URL="postgres://postgres@127.0.0.1:5432/corelsweb_load",
-               REDIS_URL="redis://127.0.0.1:6379/13", CELERY_BROKER_URL="redis://127.0.0.1:6379/13",
+               REDIS_URL="redis://127.0.0.1:6379/9", CELERY_BROKER_URL="redis://127.0.0.1:6379/9",
                CORELSWEB_VAR_DIR=str(ROOT / "var" / "load"), SECURE_COOKIES="0", CORELSWEB_MAX_ACTIVE_RUNS="10000",
                CORELSWEB_UPLOADS_PER_HOUR="100000", DJANGO_SETTINGS_MODULE="corelsweb.settings")
     os.environ.update(env)
     subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", "corelsweb_load"], capture_output=True)
-    subprocess.run(["redis-cli", "-n", "13", "flushdb"], check=True, capture_output=True)
+    subprocess.run(["redis-cli", "-n", "9", "flushdb"], check=True, capture_output=True)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
     subprocess.run([python, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -194,7 +221,7 @@ def main():
                                       cwd=ROOT, env=dict(env, CORELSWEB_WARM_SOLVERS="0"),
                                       stdout=(logs / f"worker{k}.log").open("w"), stderr=subprocess.STDOUT))
     try:
-        time.sleep(6)
+        wait_ready(f"http://127.0.0.1:{args.port}/accounts/login/")
         summary = run_load(f"http://127.0.0.1:{args.port}", accounts, args.runs_per_client,
                            time_budget=args.time_budget)
         summary["problems"] = check_exactly_once(summary.pop("run_pks"))
