@@ -1,0 +1,26 @@
+"""GOSDT's entry for ``solver/driver.py``: dispatch on the objective.
+
+Additive objectives go to the dynamic programming with bounds (``solver.gosdt.dpb``), the
+non-additive ones to the tree-level branch-and-bound (``solver.gosdt.rank``).
+"""
+
+from solver.gosdt.rank_params import NON_ADDITIVE
+
+
+def _module(objective):
+    if objective in NON_ADDITIVE:
+        from solver.gosdt import rank
+        return rank
+    from solver.gosdt import dpb
+    return dpb
+
+
+def make_search(problem, config):
+    return _module(config["objective"]).make_search(problem, config)
+
+
+def warmup():
+    """Compile (or load from numba's cache) the kernels of both searches."""
+    from solver.gosdt import dpb, rank
+    dpb.warmup()
+    rank.warmup()
