@@ -11,7 +11,33 @@ from solver.registry import Algorithm, Param, max_depth_param, regularization_pa
 
 OBJECTIVES = ("accuracy", "balanced_accuracy", "weighted_accuracy", "f1", "auc", "pauc")
 
-ADDITIVE_PARAMS = ()  # the DPB bound switches: use_<bound>, group="bounds"
+ADDITIVE = ("accuracy", "balanced_accuracy", "weighted_accuracy")
+
+
+def _bound(name, theorem, help_text):
+    return Param(name, "bool", True, f"{help_text} ({theorem}). Never changes the optimum; off only slows the search.",
+                 group="bounds", visible_when={"objective": ADDITIVE})
+
+
+# The bound switches of the dynamic programming with bounds (spec §2.11–§2.12, §3.2).
+ADDITIVE_PARAMS = (
+    _bound("use_hierarchical_bound", "Thm B.1, B.3",
+           "Hierarchical lower bound: skip a split whose children's lower bounds already exceed the best subtree"),
+    _bound("use_lookahead_bound", "Thm B.2",
+           "One-step lookahead: a split costs at least two leaves, so a subproblem starts at min(leaf, 2λ + ...)"),
+    _bound("use_incremental_progress_bound", "Thm B.6",
+           "Incremental progress to split: a subproblem whose avoidable loss is at most λ stays a leaf"),
+    _bound("use_progress_lower_bound", "Thm B.7",
+           "Lower bound on incremental progress: when a split's two leaves gain at most λ, one child must split"),
+    _bound("use_equivalent_points_bound", "Thm B.9, Eq. 9",
+           "Equivalent points: rows with identical features carry a loss that no tree removes"),
+    _bound("use_leaf_permutation_bound", "Thm B.8, §4.1",
+           "Leaf permutation: subproblems are keyed by their support set, so one reached by several paths is solved once"),
+    _bound("use_leaf_count_bound", "Thm B.4, B.5",
+           "Upper bound on leaves: a subproblem whose best objective is at most 2λ cannot afford a split"),
+    _bound("use_similar_support_bound", "Thm 4.1",
+           "Incremental similar support: adjacent thresholds move few rows, so their splits' bounds differ by little"),
+)
 
 ALGORITHM = Algorithm(
     name="gosdt",

@@ -21,6 +21,11 @@ def make_search(problem, config):
 
 def warmup():
     """Compile (or load from numba's cache) the kernels of both searches."""
-    from solver.gosdt import dpb, rank
+    from solver.gosdt import dpb
+    try:
+        from solver.gosdt import rank
+    except ImportError:  # the tree-level search is built separately
+        rank = None
     dpb.warmup()
-    rank.warmup()
+    if rank is not None:
+        rank.warmup()
