@@ -124,6 +124,7 @@ class DPBSearch:
         self.right = np.zeros(words, dtype=np.uint64)
         self.scratch = np.zeros(words, dtype=np.uint64)
         self.sums = np.zeros(self.data.prefix.shape[0])
+        self.scratch_sums = np.zeros(self.data.prefix.shape[0])
         depth = kn.UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
         self.root = kn.find_or_create(self.data, self.cfg, self.graph, bitset.full(u), u, depth, np.uint64(0), -1,
                                       self.sums)
@@ -144,7 +145,7 @@ class DPBSearch:
         left = max(1, int(budget))
         while True:
             status, expanded, updates = kn.run(self.data, self.cfg, self.graph, self.root, left, self.lbs, self.left,
-                                               self.right, self.sums, self.scratch)
+                                               self.right, self.sums, self.scratch, self.scratch_sums)
             self.expansions += expanded
             self.updates += updates
             left -= expanded

@@ -178,6 +178,52 @@ def expand(data, cfg, graph, v, left, right, sums, scratch):
 
 
 @numba.njit(cache=True)
+def _stump_value(lam, sums, whole, n_classes):
+    # λ + best-label loss of the right side (``sums``) and of the left side (``whole − sums``).
+    total_r, top_r, total_l, top_l = 0.0, 0.0, 0.0, 0.0
+    for c in range(n_classes):
+        total_r += sums[c]
+        top_r = max(top_r, sums[c])
+        other = whole[c] - sums[c]
+        total_l += other
+        top_l = max(top_l, other)
+    return 2 * lam + (total_r - top_r) + (total_l - top_l)
+
+
+@numba.njit(cache=True)
+def expand_stump(data, cfg, graph, v, right, sums, parent_sums):
+    """Solve a vertex with one split level left directly: the best stump over every feature.
+
+    Its children could only be leaves, so they are not stored, except the two of the best split
+    (needed to extract the tree). The vertex is solved on return.
+    """
+    k = data.prefix.shape[0] - 2
+    size = bitset.count(graph.keys[v])
+    run_sums(graph.keys[v], data.prefix, parent_sums)
+    best, best_j = graph.leaf[v], -1
+    for j in range(data.cols.shape[0]):
+        nr = bitset.and_into(right, graph.keys[v], data.cols[j])
+        if nr == 0 or nr == size:
+            continue
+        run_sums(right, data.prefix, sums)
+        value = _stump_value(cfg.lam, sums, parent_sums, k)
+        if value < best:
+            best, best_j = value, j
+    start = graph.count[1]
+    graph.split_start[v], graph.split_count[v] = start, 0
+    graph.state[v] = gr.EXPANDED
+    if best_j >= 0:
+        left = np.empty_like(right)
+        nl = bitset.andnot_into(left, graph.keys[v], data.cols[best_j])
+        nr = bitset.and_into(right, graph.keys[v], data.cols[best_j])
+        a = find_or_create(data, cfg, graph, left, nl, 0, _child_tag(cfg, graph.tag[v], best_j, 0), v, sums)
+        b = find_or_create(data, cfg, graph, right, nr, 0, _child_tag(cfg, graph.tag[v], best_j, 1), v, sums)
+        graph.split_feature[start], graph.split_left[start], graph.split_right[start] = best_j, a, b
+        graph.split_dist[start] = np.inf
+        graph.split_count[v], graph.count[1] = 1, start + 1
+
+
+@numba.njit(cache=True)
 def split_bounds(cfg, graph, v, lbs):
     """Write into ``lbs`` a lower bound for each split of ``v``; return the least upper bound and its split."""
     start, n = graph.split_start[v], graph.split_count[v]
@@ -271,7 +317,7 @@ def _needed(graph, v, root):
 
 
 @numba.njit(cache=True)
-def run(data, cfg, graph, root, budget, lbs, left, right, sums, scratch):
+def run(data, cfg, graph, root, budget, lbs, left, right, sums, scratch, scratch_sums):
     """Process the queues until the root is solved or ``budget`` vertices were expanded.
 
     Returns
@@ -303,7 +349,10 @@ def run(data, cfg, graph, root, budget, lbs, left, right, sums, scratch):
                 or c[2] + 2 * m > graph.edge_parent.shape[0]):
             return NEEDS_MEMORY, expanded, updates
         graph.tops[1] -= 1
-        expand(data, cfg, graph, v, left, right, sums, scratch)
+        if cfg.limited and graph.depth[v] == 1:
+            expand_stump(data, cfg, graph, v, right, sums, scratch_sums)
+        else:
+            expand(data, cfg, graph, v, left, right, sums, scratch)
         expanded += 1
         if update(cfg, graph, v, lbs):
             signal_parents(graph, v)
