@@ -60,12 +60,14 @@ class Config(NamedTuple):
 
 
 @numba.njit(cache=True)
-def run_sums(bits, prefix, out):
-    """Write into ``out`` the sum of every row of ``prefix``'s increments over the points in ``bits``.
+def run_sums(bits, prefix, out, n_rows=-1):
+    """Write into ``out`` the sum of each of the first ``n_rows`` rows (all: -1) of ``prefix``'s increments
+    over the points in ``bits``.
 
     The prefix-sum trick (§4.4): each run of consecutive set bits costs one subtraction per row.
     """
-    out[:] = 0.0
+    rows = prefix.shape[0] if n_rows < 0 else n_rows
+    out[:rows] = 0.0
     for w in range(bits.shape[0]):
         word = bits[w]
         while word:
@@ -73,7 +75,7 @@ def run_sums(bits, prefix, out):
             rest = ~(word >> np.uint64(start))
             length = 64 - start if rest == 0 else bitset.lowest_bit(rest)
             a = w * 64 + start
-            for r in range(prefix.shape[0]):
+            for r in range(rows):
                 out[r] += prefix[r, a + length] - prefix[r, a]
             if start + length >= 64:
                 break
@@ -137,14 +139,31 @@ def _child_tag(cfg, tag, feature, side):
 
 
 @numba.njit(cache=True)
-def _distance(bits, a, b, prefix, sums, scratch):
-    # Thm 4.1: mass that changes side between splits a and b (or, attached swapped, that stays).
+def run_sum_row(bits, prefix, r):
+    """Return the sum of row ``r`` of ``prefix``'s increments over the points in ``bits`` (see ``run_sums``)."""
+    total = 0.0
+    for w in range(bits.shape[0]):
+        word = bits[w]
+        while word:
+            start = bitset.lowest_bit(word)
+            rest = ~(word >> np.uint64(start))
+            length = 64 - start if rest == 0 else bitset.lowest_bit(rest)
+            a = w * 64 + start
+            total += prefix[r, a + length] - prefix[r, a]
+            if start + length >= 64:
+                break
+            word &= ~((_ONE << np.uint64(start + length)) - _ONE)
+    return total
+
+
+@numba.njit(cache=True)
+def _distance(bits, a, b, prefix, scratch, whole):
+    # Thm 4.1: loss spread of the points that change side between splits a and b (or, attached swapped, that
+    # stay); ``whole`` is the spread of all of ``bits``.
     for w in range(bits.shape[0]):
         scratch[w] = bits[w] & (a[w] ^ b[w])
-    run_sums(scratch, prefix, sums)
-    moved = sums[prefix.shape[0] - 1]
-    run_sums(bits, prefix, sums)
-    return min(moved, sums[prefix.shape[0] - 1] - moved)
+    moved = run_sum_row(scratch, prefix, prefix.shape[0] - 1)
+    return min(moved, whole - moved)
 
 
 @numba.njit(cache=True)
@@ -154,6 +173,7 @@ def expand(data, cfg, graph, v, left, right, sums, scratch):
     k = 0
     depth = graph.depth[v] - 1 if cfg.limited else graph.depth[v]
     previous = -1
+    whole = run_sum_row(graph.keys[v], data.prefix, data.prefix.shape[0] - 1) if cfg.similar else 0.0
     for j in range(data.cols.shape[0]):
         nl = bitset.andnot_into(left, graph.keys[v], data.cols[j])
         if nl == 0:
@@ -168,8 +188,8 @@ def expand(data, cfg, graph, v, left, right, sums, scratch):
         graph.split_feature[p], graph.split_left[p], graph.split_right[p] = j, a, b
         graph.split_dist[p] = np.inf
         if cfg.similar and previous >= 0:
-            graph.split_dist[p] = _distance(graph.keys[v], data.cols[previous], data.cols[j], data.prefix, sums,
-                                            scratch)
+            graph.split_dist[p] = _distance(graph.keys[v], data.cols[previous], data.cols[j], data.prefix, scratch,
+                                            whole)
         previous = j
         k += 1
     graph.split_start[v], graph.split_count[v] = start, k
@@ -205,7 +225,7 @@ def expand_stump(data, cfg, graph, v, right, sums, parent_sums):
         nr = bitset.and_into(right, graph.keys[v], data.cols[j])
         if nr == 0 or nr == size:
             continue
-        run_sums(right, data.prefix, sums)
+        run_sums(right, data.prefix, sums, k)  # class masses only
         value = _stump_value(cfg.lam, sums, parent_sums, k)
         if value < best:
             best, best_j = value, j
