@@ -5,7 +5,8 @@ from hypothesis import strategies as st
 
 from solver.api import solve
 from solver.testing import assert_bound_trace_valid
-from tests.solver.gosdt.helpers import ADDITIVE, brute_force, objective_of, problem
+from tests.oracles import enumerate_trees, misclassification_leaf_cost
+from tests.solver.gosdt.helpers import ADDITIVE, brute_force, objective_of, problem, row_weights
 
 
 @st.composite
@@ -54,3 +55,16 @@ def test_it_finds_the_brute_force_optimum_with_sample_weights(p, objective, lam,
 @given(tiny(n_classes=3), LAMBDAS, DEPTHS)
 def test_it_finds_the_brute_force_optimum_for_three_classes(p, lam, depth):
     check(p, "accuracy", lam, depth)
+
+
+@settings(max_examples=20, deadline=None)
+@given(tiny(weighted=True), st.sampled_from(ADDITIVE), LAMBDAS, st.sampled_from([1, 2, 3]))
+def test_it_matches_the_enumeration_of_every_tree(p, objective, lam, depth):
+    # The brute force itself, checked against listing every tree of depth ≤ 3 (tests/oracles.enumerate_trees).
+    p = problem(p.X[:, :3], p.y, p.sample_weight)
+    weights = row_weights(p, objective, 2.0)
+    cost = misclassification_leaf_cost(p.y, weights, lam)
+    best = min(sum(cost(rows) for rows in leaves) for leaves in enumerate_trees(p.X, depth=depth))
+    result = solve(p, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth,
+                                "cost_weight": 2.0})
+    assert abs(result.objective - best) < 1e-12
