@@ -309,9 +309,16 @@ def signal_parents(graph, v):
 
 @numba.njit(cache=True)
 def explore_children(cfg, graph, v, lbs):
-    """Queue the children of every split still in play (Algorithm 1, l. 23–27)."""
-    start = graph.split_start[v]
-    for k in range(graph.split_count[v]):
+    """Queue the children of every split still in play (Algorithm 1, l. 23–27).
+
+    The split with the least upper bound is queued last, so it is explored first (the order within a
+    priority level is open in the paper).
+    """
+    start, n = graph.split_start[v], graph.split_count[v]
+    keys = np.empty(n)
+    for k in range(n):
+        keys[k] = -(graph.ub[graph.split_left[start + k]] + graph.ub[graph.split_right[start + k]])
+    for k in np.argsort(keys, kind="mergesort"):
         a, b = graph.split_left[start + k], graph.split_right[start + k]
         if lbs[k] >= graph.ub[a] + graph.ub[b]:
             continue  # resolved split
