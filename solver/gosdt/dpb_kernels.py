@@ -395,7 +395,7 @@ def extract(data, graph, root):
     Each vertex follows the split recorded when its ``ub`` last fell (Algorithm 6, corrected: the leaf
     is the default, and a split is taken only when it is strictly better).
     """
-    cap = 2 * graph.count[0] + 1
+    cap = 2 * data.prefix.shape[1] + 1  # every leaf holds at least one of the U points
     ids = np.zeros(cap, dtype=np.int64)
     features = np.full(cap, gr.NO_SPLIT, dtype=np.int64)
     lefts = np.full(cap, -1, dtype=np.int64)
