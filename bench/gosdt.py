@@ -84,13 +84,24 @@ def _leaves(node):
     yield from _leaves(node["false"])
 
 
+def agree_text(row):
+    """Same optimum when both proved it; otherwise whether our tree is at least as good as gosdt's incumbent."""
+    ours, ref = row.get("objective"), row.get("gosdt_objective")
+    if ours is None or ref is None:
+        return None
+    if row.get("status") == "optimal" and row.get("gosdt_lower") == ref:
+        return str(abs(ours - ref) < 1e-6)
+    return "ours ≤ gosdt's" if ours <= ref + 1e-6 else "gosdt's better"
+
+
 def ratio_text(row):
     ours, ref = row.get("seconds"), row.get("gosdt_seconds")
     if not ours or not ref:
         return None
-    if row.get("status") == "optimal" and row.get("gosdt_lower") == row.get("gosdt_objective"):
-        return f"{ours / ref:.2f}"
-    return "not both proved"
+    ref_proved = row.get("gosdt_lower") == row.get("gosdt_objective")
+    if row.get("status") == "optimal":
+        return f"{ours / ref:.2f}" if ref_proved else f"< {ours / ref:.2f} (gosdt stopped)"
+    return f"> {ours / ref:.2f}" if ref_proved else "neither proved"
 
 
 def main():
@@ -98,13 +109,17 @@ def main():
     parser.add_argument("--quick", action="store_true", help="only the CI subset")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--report", action="store_true")
+    parser.add_argument("--datasets", help="comma-separated subset; its rows replace those in the saved results")
     args = parser.parse_args()
     if args.report:
         return report(json.loads((RESULTS / "gosdt.json").read_text())["cases"])
     load_avg = os.getloadavg()
     cases = QUICK if args.quick else [(n, lam, d) for n in DATASETS for lam in LAMBDAS for d in DEPTHS]
+    cases += CERTIFY
+    if args.datasets:
+        cases = [case for case in cases if case[0] in args.datasets.split(",")]
     rows = []
-    for name, lam, depth in cases + CERTIFY:
+    for name, lam, depth in cases:
         limit = max(args.time_limit, CERTIFY_SECONDS) if (name, lam, depth) in CERTIFY else args.time_limit
         ours = run_isolated("bench.gosdt:run_ours", timeout=limit + 300, name=name, lam=lam, depth=depth,
                             time_limit=limit)
@@ -112,16 +127,19 @@ def main():
                            time_limit=limit)
         row = {"dataset": name, "lambda": lam, "depth": depth, "features": ours.get("features"),
                "points": ours.get("points"), "status": ours.get("status", ours.get("error")),
-               "objective": ours.get("objective"), "leaves": ours.get("leaves"), "seconds": ours.get("solve_seconds"),
+               "objective": ours.get("objective"), "lower": ours.get("lower_bound"), "leaves": ours.get("leaves"),
+               "seconds": ours.get("solve_seconds"),
                "compile": ours.get("compile_seconds"), "graph": ours.get("graph_size"),
                "mb": (ours.get("peak_rss_bytes") or 0) / 2**20, "gosdt_seconds": ref.get("solve_seconds"),
                "gosdt_objective": ref.get("objective"), "gosdt_lower": ref.get("lower_bound"),
                "gosdt_graph": ref.get("graph_size"), "gosdt_status": ref.get("status", ref.get("error")),
                "gosdt_mb": (ref.get("peak_rss_bytes") or 0) / 2**20}
-        if ref.get("objective") is not None and ours.get("status") == "optimal":
-            row["agree"] = abs(ours["objective"] - ref["objective"]) < 1e-6
         rows.append(row)
         print(row, flush=True)
+    if args.datasets:  # keep the other rows of the saved run
+        done = {(r["dataset"], r["lambda"], r["depth"]) for r in rows}
+        saved = json.loads((RESULTS / "gosdt.json").read_text())["cases"]
+        rows = [r for r in saved if (r["dataset"], r["lambda"], r["depth"]) not in done] + rows
     path = write_results("gosdt", {"load_average": load_avg, "time_limit": args.time_limit, "cases": rows})
     print(f"\nload average at start: {load_avg[0]:.2f} {load_avg[1]:.2f} {load_avg[2]:.2f}; results in {path}\n")
     report(rows)
@@ -131,12 +149,15 @@ def report(rows):
     """Print the markdown table of a run."""
     for row in rows:
         row["ratio"] = ratio_text(row)
+        row["agree"] = agree_text(row)
     print(markdown_table(rows, [("dataset", "dataset", None), ("lambda", "λ", "{:g}"), ("depth", "depth", None),
                                 ("features", "features", None), ("status", "status", None),
-                                ("objective", "R*", "{:.6f}"), ("leaves", "leaves", None),
+                                ("objective", "R (ours)", "{:.6f}"), ("lower", "lower", "{:.6f}"),
+                                ("leaves", "leaves", None),
                                 ("seconds", "ours s", "{:.3f}"), ("compile", "compile s", "{:.1f}"),
                                 ("graph", "graph", "{:,}"), ("mb", "ours MB", "{:.0f}"),
-                                ("gosdt_seconds", "gosdt s", "{:.3f}"), ("gosdt_mb", "gosdt MB", "{:.0f}"),
+                                ("gosdt_seconds", "gosdt s", "{:.3f}"), ("gosdt_lower", "gosdt lower", "{:.6f}"),
+                                ("gosdt_graph", "gosdt graph", "{:,}"), ("gosdt_mb", "gosdt MB", "{:.0f}"),
                                 ("ratio", "ours/gosdt", None), ("agree", "same R*", None)]))
 
 
