@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted, validate_data
 
 from solver import predicates, registry, survival
 from solver.api import Limits, solve
@@ -347,6 +347,13 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         if len(np.unique(np.asarray(y))) < 2:
             raise ValueError("GOSDT needs two classes to learn from; y has one class.")
+        if sample_weight is not None:
+            # Rows of weight 0 change nothing in the loss but would add thresholds: leave them out, so that
+            # a weight of k is exactly k repeated rows and 0 is no row.
+            sample_weight = _check_sample_weight(sample_weight, np.empty((_num_samples(X), 0)))
+            keep = sample_weight > 0
+            X = X.iloc[keep] if hasattr(X, "iloc") else np.asarray(X)[keep]
+            y, sample_weight = np.asarray(y)[keep], sample_weight[keep]
         super().fit(X, y, sample_weight=sample_weight)
         self.tree_ = self.model_
         return self

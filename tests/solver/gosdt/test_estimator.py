@@ -64,3 +64,17 @@ def test_a_time_limit_returns_the_best_tree_with_its_gap():
 @parametrize_with_checks([GOSDTClassifier(max_depth=2, time_limit=1)])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_it_keeps_feature_names_and_ignores_rows_of_weight_zero():
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"age": rng.integers(18, 70, 50).astype(float), "priors": rng.integers(0, 5, 50).astype(float)})
+    y = (X["age"] < 30).astype(int).to_numpy()
+    w = np.ones(50)
+    w[:5] = 0
+    clf = GOSDTClassifier(regularization=0.02, max_depth=2).fit(X, y, sample_weight=w)
+    same = GOSDTClassifier(regularization=0.02, max_depth=2).fit(X.iloc[5:], y[5:])
+    assert list(clf.feature_names_in_) == ["age", "priors"]
+    assert abs(clf.objective_ - same.objective_) < 1e-12 and clf.tree_.to_dict() == same.tree_.to_dict()
