@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from solver.api import solve
 from solver.gosdt.params import ALGORITHM
 from solver.testing import assert_bound_trace_valid
-from tests.solver.gosdt.helpers import ADDITIVE, brute_force, shared, switch_combinations
+from tests.solver.gosdt.helpers import ADDITIVE, brute_force, problem, shared, switch_combinations
 
 COMBOS = switch_combinations()
 
@@ -24,8 +24,6 @@ def test_every_bound_has_a_switch_in_the_registry():
 def test_every_switch_combination_finds_the_brute_force_optimum(seed, objective, lam, depth):
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(6, 16)), int(rng.integers(2, 5))
-    from tests.solver.gosdt.helpers import problem
-
     X = rng.integers(0, 2, size=(n, m)).astype(np.uint8)
     y = rng.integers(0, 2, n)
     y[:2] = (0, 1)
