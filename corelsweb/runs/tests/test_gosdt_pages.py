@@ -1,4 +1,4 @@
-# Check a GOSDT run end to end on the web side: the run page draws its tree and bound trace, and a λ path runs.
+# Check GOSDT on the web side: the run page draws its tree and bound trace; a λ path runs, with its CART frontier.
 from corelsweb.figures import panels_for_result
 from corelsweb.runs import paths
 from corelsweb.runs.models import RegularizationPath, Run
@@ -45,3 +45,21 @@ def test_a_gosdt_path_runs_every_cell_and_refits(alice, eager_celery, django_cap
     rows = sorted(path.summary, key=lambda row: row["lambda"])
     assert rows[0]["leaves_mean"] >= rows[-1]["leaves_mean"]  # fewer leaves as λ grows
     assert path.refit_run.status == Run.Status.OPTIMAL
+
+
+def test_a_finished_gosdt_path_stores_the_cart_baseline_and_draws_the_frontier(alice_client, alice, eager_celery,
+                                                                               django_capture_on_commit_callbacks):
+    dataset = make_dataset(alice, CSV)
+    with django_capture_on_commit_callbacks(execute=True):
+        path = paths.create_path(alice, dataset, "gosdt", {"max_depth": 3}, {"time_limit": 30}, [0.005, 0.02, 0.1], 3)
+    path.refresh_from_db()
+    assert path.status == RegularizationPath.Status.COMPLETE
+    for row in path.summary:
+        cart, lam = row["cart"], row["lambda"]
+        assert cart["leaves_mean"] >= 1 and 0 <= cart["valid_mean"] <= 1
+        # On every fold CART's pruned tree is one GOSDT searched over, so GOSDT's proved optimum is no worse
+        gosdt_objective = 1 - row["train_mean"] + lam * row["leaves_mean"]
+        assert gosdt_objective <= 1 - cart["train_mean"] + lam * cart["leaves_mean"] + 1e-9
+    page = alice_client.get(path.get_absolute_url()).content.decode()
+    assert 'id="fig-frontier"' in page and "Frontier: accuracy against number of leaves" in page
+    assert "CART validation" in page
