@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted, validate_data
 
 from solver import predicates, registry, survival
 from solver.api import Limits, solve
@@ -300,3 +300,60 @@ class OSDTClassifier(SolverClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.binarize = binarize
+
+
+class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
+    """GOSDT: the provably optimal sparse tree for loss + λ × leaves (Lin et al., ICML 2020).
+
+    Parameters are the registry's (``solver/gosdt/params.py``): ``objective``
+    (accuracy with any number of classes; balanced or weighted accuracy, F-score,
+    AUC or partial AUC of the ROC convex hull for two classes), ``regularization``
+    (λ), ``max_depth`` (split levels, a stump has 1; the gosdt package's
+    ``depth_budget`` counts the same), ``cost_weight`` (ω), ``pauc_theta`` (θ)
+    and one ``use_<bound>`` switch per bound of the dynamic programming with
+    bounds. ``fit`` takes ``sample_weight``. ``optimal_`` is True when the search
+    proved its tree optimal within the limits; otherwise ``lower_bound_`` and
+    ``objective_`` bracket the optimum. ``tree_`` is the fitted ``solver.models.Tree``.
+    """
+
+    algorithm = "gosdt"
+
+    def __init__(self, *, objective="accuracy", regularization=0.01, max_depth=None, cost_weight=1.0,
+                 pauc_theta=0.1, use_hierarchical_bound=True, use_lookahead_bound=True,
+                 use_incremental_progress_bound=True, use_progress_lower_bound=True, use_equivalent_points_bound=True,
+                 use_leaf_permutation_bound=True, use_leaf_count_bound=True, use_similar_support_bound=True,
+                 time_limit=None, node_limit=None, binarize="exact"):
+        self.objective = objective
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.cost_weight = cost_weight
+        self.pauc_theta = pauc_theta
+        self.use_hierarchical_bound = use_hierarchical_bound
+        self.use_lookahead_bound = use_lookahead_bound
+        self.use_incremental_progress_bound = use_incremental_progress_bound
+        self.use_progress_lower_bound = use_progress_lower_bound
+        self.use_equivalent_points_bound = use_equivalent_points_bound
+        self.use_leaf_permutation_bound = use_leaf_permutation_bound
+        self.use_leaf_count_bound = use_leaf_count_bound
+        self.use_similar_support_bound = use_similar_support_bound
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree (``sample_weight`` optional); return ``self``."""
+        if y is None:
+            raise ValueError("GOSDTClassifier requires y to be passed, but the target y is None.")
+        check_classification_targets(y)
+        if len(np.unique(np.asarray(y))) < 2:
+            raise ValueError("GOSDT needs two classes to learn from; y has one class.")
+        if sample_weight is not None:
+            # Rows of weight 0 change nothing in the loss but would add thresholds: leave them out, so that
+            # a weight of k is exactly k repeated rows and 0 is no row.
+            sample_weight = _check_sample_weight(sample_weight, np.empty((_num_samples(X), 0)))
+            keep = sample_weight > 0
+            X = X.iloc[keep] if hasattr(X, "iloc") else np.asarray(X)[keep]
+            y, sample_weight = np.asarray(y)[keep], sample_weight[keep]
+        super().fit(X, y, sample_weight=sample_weight)
+        self.tree_ = self.model_
+        return self

@@ -1,4 +1,4 @@
-"""The regularization path: train and validation score and model size against λ."""
+"""The regularization path: train and validation score and model size against λ, and score against size."""
 
 from corelsweb.figures.common import LOWER_COLOR, PALETTE, base_layout, esc, figure
 
@@ -27,6 +27,32 @@ def path_figure(rows, metric, metric_title, chosen=None):
         yaxis={"title": {"text": title}, "gridcolor": "#eee"},
         yaxis2={"title": {"text": "leaves"}, "overlaying": "y", "side": "right", "showgrid": False,
                 "rangemode": "tozero"},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return figure(data, layout)
+
+
+
+def frontier_figure(rows, algorithm, metric_title):
+    """Return score against mean leaves, one point per λ, for the path's algorithm and its stored CART baseline."""
+    rows = [r for r in rows if r.get("folds_done")]
+    cart = [{**r["cart"], "lambda": r["lambda"]} for r in rows if r.get("cart")]
+    data = []
+    for label, color, points in ((esc(algorithm), PALETTE[0], rows), ("CART", PALETTE[3], cart)):
+        points = sorted(points, key=lambda p: (p["leaves_mean"], -p["lambda"]))
+        for key, part, dash in (("valid_mean", "validation", "solid"), ("train_mean", "training", "dot")):
+            if points:
+                data.append({
+                    "type": "scatter", "mode": "lines+markers", "name": f"{label} {part}",
+                    "x": [p["leaves_mean"] for p in points], "y": [p[key] for p in points],
+                    "customdata": [p["lambda"] for p in points], "line": {"color": color, "dash": dash},
+                    "hovertemplate": f"{label} {part}, λ=%{{customdata:g}}: "
+                                     "%{x:.1f} leaves, %{y:.4f}<extra></extra>",
+                })
+    layout = base_layout(
+        height=380,
+        xaxis={"title": {"text": "leaves (mean over folds)"}, "gridcolor": "#eee", "rangemode": "tozero"},
+        yaxis={"title": {"text": esc(metric_title)}, "gridcolor": "#eee"},
         legend={"orientation": "h", "y": -0.25},
     )
     return figure(data, layout)

@@ -3,10 +3,12 @@
 Fan-out is a Celery group of ordinary runs (one per cell), so any number of
 workers on any number of machines share it. Fan-in needs no result backend:
 the database is the source of truth, and whichever cell finishes last (the
-check is a conditional UPDATE, so it happens once) summarises the path,
-chooses λ and queues the refit on all rows.
+check is a conditional UPDATE, so it happens once) summarises the path
+(with a CART baseline on the same folds, for classification), chooses λ and
+queues the refit on all rows.
 """
 
+import logging
 import math
 
 from django.db import transaction
@@ -14,8 +16,14 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from corelsweb.datasets.services import load_table
 from corelsweb.runs import services
 from corelsweb.runs.models import RegularizationPath, Run
+from solver.api import ProblemError, solve
+from solver.data import DataError, Roles, make_problem
+from solver.registry import ParameterError
+
+log = logging.getLogger(__name__)
 
 # metric key in Result.metrics -> (title, higher is better)
 METRICS = {
@@ -68,8 +76,9 @@ def cells(path):
     return out
 
 
-def summarize(path, grid):
-    """Return one row per λ: mean and spread of train/validation metric, leaves, statuses."""
+def summarize(path, grid, baseline=None):
+    """Return one row per λ: mean and spread of train/validation metric, leaves, statuses, CART's scores."""
+    baseline = baseline or {}
     rows = []
     for lam in path.lambdas:
         runs = [grid.get((lam, f)) for f in range(path.folds)]
@@ -86,8 +95,42 @@ def summarize(path, grid):
             "train_mean": _mean(train), "valid_mean": _mean(valid), "valid_std": _std(valid),
             "leaves_mean": _mean(leaves),
             "complete": len(done) == path.folds and None not in valid,
+            "cart": baseline.get(lam),
         })
     return rows
+
+
+def is_classification(path):
+    """Return whether the path scores classifiers (an osst path scores survival curves)."""
+    return path.metric != "ibs"
+
+
+def cart_baseline(path, grid):
+    """Return ``{λ: {"train_mean", "valid_mean", "leaves_mean"}}`` of CART on the path's own folds, or ``{}``.
+
+    For every fold, CART is grown on exactly the rows and binary features the
+    fold's cells used, to the path's max_depth, pruned for misclassification
+    + λ × leaves at each λ of the grid, and scored like the cells. A problem
+    with the data is logged and leaves the path without a baseline.
+    """
+    try:
+        table = load_table(path.dataset)
+        scores = {lam: [] for lam in path.lambdas}
+        for fold in range(path.folds):
+            cell = grid[(path.lambdas[0], fold)]
+            roles = Roles.from_dict(cell.roles)
+            train, test, description = services.evaluation_split(cell, table, roles)
+            problem = make_problem(train, roles, cell.binarization)
+            for lam in path.lambdas:
+                result = solve(problem, "cart", {"max_depth": path.params.get("max_depth"), "regularization": lam})
+                holdout = services.holdout_report(result.model, problem, test, roles, description)
+                scores[lam].append((result.metrics.get(path.metric), holdout.get("metrics", {}).get(path.metric),
+                                    result.model.n_leaves))
+    except (DataError, ParameterError, ProblemError):
+        log.exception("CART baseline of path %s failed", path.pk)
+        return {}
+    return {lam: {"train_mean": _mean([s[0] for s in rows]), "valid_mean": _mean([s[1] for s in rows]),
+                  "leaves_mean": _mean([s[2] for s in rows])} for lam, rows in scores.items()}
 
 
 def _mean(values):
@@ -127,7 +170,8 @@ def cell_finished(path_pk):
     grid = cells(path)
     if len(grid) < len(path.lambdas) * path.folds or any(r.is_active for r in grid.values()):
         return
-    rows = summarize(path, grid)
+    baseline = cart_baseline(path, grid) if is_classification(path) and path.algorithm != "cart" else None
+    rows = summarize(path, grid, baseline)
     chosen = choose_lambda(rows, METRICS[path.metric][1])
     failed = any(r.status == Run.Status.FAILED for r in grid.values())
     status = RegularizationPath.Status.INCOMPLETE if failed or chosen is None else RegularizationPath.Status.REFITTING
@@ -158,7 +202,8 @@ def refit_anyway(path):
 
 
 def finish_path(path):
-    path.summary = summarize(path, cells(path))
+    baseline = {row["lambda"]: row.get("cart") for row in path.summary}
+    path.summary = summarize(path, cells(path), baseline)
     path.status = RegularizationPath.Status.COMPLETE
     path.finished = path.finished or timezone.now()
     path.save(update_fields=["summary", "status", "finished"])

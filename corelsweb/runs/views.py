@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user
 from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
 from corelsweb.figures.compare import trace_comparison_figure
-from corelsweb.figures.path import path_figure
+from corelsweb.figures.path import frontier_figure, path_figure
 from corelsweb.runs import services
 from corelsweb.runs import paths
 from corelsweb.runs.models import Run
@@ -187,8 +187,10 @@ def path_context(path):
     table = [{"lambda": lam, "cells": [grid.get((lam, f)) for f in range(path.folds)],
               "summary": next((r for r in rows if r["lambda"] == lam), None)} for lam in path.lambdas]
     active = any(r.is_active for r in grid.values()) or (path.refit_run is not None and path.refit_run.is_active)
-    return {"path": path, "table": table, "active": active, "metric_title": paths.METRICS[path.metric][0],
-            "figure": path_figure(rows, path.metric, paths.METRICS[path.metric][0], path.chosen_lambda)}
+    title = paths.METRICS[path.metric][0]
+    return {"path": path, "table": table, "active": active, "metric_title": title,
+            "figure": path_figure(rows, path.metric, title, path.chosen_lambda),
+            "frontier": frontier_figure(rows, path.algorithm, title) if paths.is_classification(path) else None}
 
 
 @login_required

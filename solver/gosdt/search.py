@@ -1,0 +1,31 @@
+"""GOSDT's entry for ``solver/driver.py``: dispatch on the objective.
+
+Additive objectives go to the dynamic programming with bounds (``solver.gosdt.dpb``), the
+non-additive ones to the tree-level branch-and-bound (``solver.gosdt.rank``).
+"""
+
+from solver.gosdt.rank_params import NON_ADDITIVE
+
+
+def _module(objective):
+    if objective in NON_ADDITIVE:
+        from solver.gosdt import rank
+        return rank
+    from solver.gosdt import dpb
+    return dpb
+
+
+def make_search(problem, config):
+    return _module(config["objective"]).make_search(problem, config)
+
+
+def warmup():
+    """Compile (or load from numba's cache) the kernels of both searches."""
+    from solver.gosdt import dpb
+    try:
+        from solver.gosdt import rank
+    except ImportError:  # the tree-level search is built separately
+        rank = None
+    dpb.warmup()
+    if rank is not None:
+        rank.warmup()
