@@ -237,21 +237,27 @@ class RankSearch:
     def _bounds(self, lp, ln, ids, split_idx, floor):
         lv, s = self.leaves, self.switches
         k = len(split_idx)
+        split = np.array(split_idx, np.int64)
         minority = np.array([lv.minority[ids[j]] for j in split_idx])
-        if s["use_equivalent_points_bound"] and self.kind != rk.F1:
-            parts = [lv.classes(ids[j]) for j in split_idx]
-            cls_p = np.concatenate([p for p, _ in parts])
-            cls_n = np.concatenate([n for _, n in parts])
-            cls_start = np.concatenate([[0], np.cumsum([len(p) for p, _ in parts])]).astype(np.int64)
-        else:
-            cls_p = cls_n = np.zeros(0)
-            cls_start = np.zeros(k + 1, np.int64)
         bounds = np.empty(1 << k)
         rules = np.empty(1 << k, np.int64)
-        rk.entry_bounds(self.kind, lp, ln, np.array(split_idx, np.int64), minority, cls_start, cls_p, cls_n,
-                        float(floor), self.upper_bound, self.lam, self.P, self.N, self.omega, self.theta,
-                        s["use_hierarchical_bound"], s["use_lookahead_bound"], s["use_equivalent_points_bound"],
-                        bounds, rules)
+        no_classes = (np.zeros(k + 1, np.int64), np.zeros(0), np.zeros(0))
+        rank_eq = s["use_equivalent_points_bound"] and self.kind != rk.F1
+        # The equivalent points bound is at least the hierarchical one: when that already drops every
+        # split set, the classes need not be gathered.
+        rk.entry_bounds(self.kind, lp, ln, split, minority, *no_classes, float(floor), self.upper_bound, self.lam,
+                        self.P, self.N, self.omega, self.theta, s["use_hierarchical_bound"], s["use_lookahead_bound"],
+                        s["use_equivalent_points_bound"] and not rank_eq, bounds, rules)
+        if not rank_eq or not (rules[1:] == rk.KEPT).any():
+            return bounds, rules
+        parts = [lv.classes(ids[j]) for j in split_idx]
+        cls_p = np.concatenate([p for p, _ in parts])
+        cls_n = np.concatenate([n for _, n in parts])
+        cls_start = np.zeros(k + 1, np.int64)
+        cls_start[1:] = np.cumsum([len(p) for p, _ in parts])
+        rk.entry_bounds(self.kind, lp, ln, split, minority, cls_start, cls_p, cls_n, float(floor), self.upper_bound,
+                        self.lam, self.P, self.N, self.omega, self.theta, s["use_hierarchical_bound"],
+                        s["use_lookahead_bound"], True, bounds, rules)
         return bounds, rules
 
     def _store(self, ids, n_new):

@@ -107,6 +107,26 @@ def _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, use_eq, P, N, l
 
 
 @numba.njit(cache=True)
+def _loss_bounds(kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P, N, omega, limit, use_hier, use_eq,
+                 up, un):
+    """Return the (hierarchical, equivalent points) loss bounds of the split set flagged in ``in_split``."""
+    hier = 0.0
+    equiv = 0.0
+    if kind == F1:
+        fp, fn = f1_errors(lp, ln, omega, in_split)
+        if use_hier:
+            hier = f1_loss(fp, fn, P)  # Theorem B.1: split leaves at best add no error
+        if use_eq:
+            equiv = f1_loss(fp + extra, fn, P)  # spec §2.8: the safe B.9, unavoidable errors as FP
+    else:
+        if use_hier:
+            hier = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, False, P, N, limit, up, un)
+        if use_eq:
+            equiv = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, True, P, N, limit, up, un)
+    return hier, equiv
+
+
+@numba.njit(cache=True)
 def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, floor, incumbent, lam,
                  P, N, omega, theta, use_hier, use_look, use_eq, out_bound, out_rule):
     """Bound every split set of a child tree; one entry per non-empty subset of its splittable leaves.
@@ -135,6 +155,21 @@ def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, flo
     up = np.empty(h + cls_p.shape[0] + 2)
     un = np.empty(h + cls_p.shape[0] + 2)
     limit = N if kind == AUC else theta * N
+    base = lam * h
+    step = lam if use_look else 0.0
+    if k > 1:
+        # Splitting more leaves never raises a loss bound (Lemma C.1; for F1 each leaf's errors ≥ its
+        # minority), and every entry splits at least one leaf: if even that cannot beat the incumbent,
+        # no split set can (Thms B.1, 2.2, C.3 with B.2).
+        for b in range(k):
+            in_split[split_idx[b]] = True
+        hier, equiv = _loss_bounds(kind, lp, ln, in_split, minority.sum(), cls_start, cls_p, cls_n, slot, P, N,
+                                   omega, limit, use_hier, use_eq, up, un)
+        least = base + max(hier, equiv) + step
+        if least >= incumbent:
+            out_bound[1:] = max(floor, least)
+            out_rule[1:] = BY_LEAF_COUNT if base >= incumbent else BY_HIERARCHICAL
+            return
     for mask in range(1, 1 << k):
         s = 0
         extra = 0.0
@@ -144,21 +179,9 @@ def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, flo
             if on:
                 s += 1
                 extra += minority[b]
-        hier = 0.0
-        equiv = 0.0
-        if kind == F1:
-            fp, fn = f1_errors(lp, ln, omega, in_split)
-            if use_hier:
-                hier = f1_loss(fp, fn, P)  # Theorem B.1: split leaves at best add no error
-            if use_eq:
-                equiv = f1_loss(fp + extra, fn, P)  # spec §2.8: the safe B.9, unavoidable errors as FP
-        else:
-            if use_hier:
-                hier = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, False, P, N, limit, up, un)
-            if use_eq:
-                equiv = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, True, P, N, limit, up, un)
-        look = lam * s if use_look else 0.0
-        base = lam * h
+        hier, equiv = _loss_bounds(kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P, N, omega,
+                                   limit, use_hier, use_eq, up, un)
+        look = step * s
         bound = max(floor, base + max(hier, equiv) + look)
         out_bound[mask] = bound
         if base >= incumbent:

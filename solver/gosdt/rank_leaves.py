@@ -46,7 +46,7 @@ class Leaves:
         self.points = points
         self.max_depth = max_depth
         self.rule, self.members, self.pos, self.neg, self.minority = [], [], [], [], []
-        self.candidates, self.index = [], {}
+        self.candidates, self.mixed, self.index = [], [], {}
         self.children = {}
         self.hits = 0
         self.add((), np.arange(points.X.shape[0]))
@@ -64,6 +64,7 @@ class Leaves:
         self.neg.append(float(n.sum()))
         self.minority.append(float(np.minimum(p, n).sum()))
         self.candidates.append(None)
+        self.mixed.append(None)
         self.index[rule] = i
         return i
 
@@ -105,9 +106,16 @@ class Leaves:
         return self.children[key]
 
     def classes(self, i):
-        """Return the (positive, negative) masses of the equivalence classes leaf ``i`` captures."""
-        members = self.members[i]
-        return self.points.pos[members], self.points.neg[members]
+        """Return (positive, negative) masses of leaf ``i``'s mixed equivalence classes, then its pure ones pooled.
+
+        The pure classes of a leaf go to the top (positives) or the bottom (negatives) of any ROC
+        curve, so two pooled entries stand for them all.
+        """
+        if self.mixed[i] is None:
+            p, n = self.points.pos[self.members[i]], self.points.neg[self.members[i]]
+            mixed = (p > 0) & (n > 0)
+            self.mixed[i] = (np.r_[p[mixed], p[~mixed].sum(), 0.0], np.r_[n[mixed], 0.0, n[~mixed].sum()])
+        return self.mixed[i]
 
 
 def leaf_set_model(leaves, ids, labels, scores, features, classes):
