@@ -181,13 +181,55 @@ class RankSearch:
         old, new = ids[: len(ids) - n_new], ids[len(ids) - n_new:]
         split = [leaf for b, leaf in enumerate(new) if (mask >> b) & 1]
         fixed = old + tuple(leaf for b, leaf in enumerate(new) if not (mask >> b) & 1)
-        lv = self.leaves
-        for choice in itertools.product(*(lv.features(leaf) for leaf in split)):
+        for kids in self._assignments(fixed, split):
             if bound >= self.upper_bound:
                 return  # Theorem B.1 / 2.2 against the incumbent found meanwhile
-            kids = tuple(itertools.chain.from_iterable(lv.split(leaf, f) for leaf, f in zip(split, choice)))
-            self._queue_children(fixed, kids, bound, len(split))
+            if kids is not None:
+                self._queue_children(fixed, kids, bound, len(split))
             yield 1
+
+    def _assignments(self, fixed, split):
+        """Yield the children (a tuple of leaf ids) of every feature assignment to ``split``, or None for a pruned one.
+
+        With the hierarchical bound on, assignments are chosen leaf by leaf, and a prefix is dropped
+        when the children that can never be split again (pure, at the depth limit, or with no
+        feature left), with every other leaf ideal, already cost the incumbent (Thms B.1, 2.1–2.2:
+        every child tree of the prefix, and every tree below them, keeps those leaves).
+        """
+        lv = self.leaves
+        if not self.switches["use_hierarchical_bound"]:
+            for choice in itertools.product(*(lv.features(leaf) for leaf in split)):
+                yield tuple(itertools.chain.from_iterable(lv.split(leaf, f) for leaf, f in zip(split, choice)))
+            return
+        base = self.lam * (len(fixed) + 2 * len(split))
+        kept_p = [lv.pos[i] for i in fixed]
+        kept_n = [lv.neg[i] for i in fixed]
+        open_p = sum(lv.pos[i] for i in split)
+        open_n = sum(lv.neg[i] for i in split)
+        yield from self._assign(split, 0, (), kept_p, kept_n, open_p, open_n, base)
+
+    def _assign(self, split, k, kids, kept_p, kept_n, open_p, open_n, base):
+        if k == len(split):
+            yield kids
+            return
+        lv = self.leaves
+        for f in lv.features(split[k]):
+            pair = lv.split(split[k], f)
+            done = [c for c in pair if not lv.can_split(c)]
+            if not done:
+                yield from self._assign(split, k + 1, kids + pair, kept_p, kept_n, open_p, open_n, base)
+                continue
+            p = kept_p + [lv.pos[c] for c in done]
+            n = kept_n + [lv.neg[c] for c in done]
+            rest_p = open_p - sum(lv.pos[c] for c in done)
+            rest_n = open_n - sum(lv.neg[c] for c in done)
+            loss = rk.terminal_bound(self.kind, np.array(p), np.array(n), rest_p, rest_n, self.P, self.N, self.omega,
+                                     self.theta)
+            if base + loss >= self.upper_bound:
+                self.prunes["hierarchical"] += 1  # Theorem B.1 / 2.2 for every assignment with this prefix
+                yield None
+                continue
+            yield from self._assign(split, k + 1, kids + pair, p, n, rest_p, rest_n, base)
 
     def _queue_children(self, fixed, kids, floor, n_split):
         """Evaluate the tree ``fixed + kids`` and queue its split sets that may still beat the incumbent."""

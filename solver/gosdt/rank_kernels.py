@@ -197,6 +197,27 @@ def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, flo
 
 
 @numba.njit(cache=True)
+def terminal_bound(kind, lp, ln, open_p, open_n, P, N, omega, theta):
+    """Return a loss bound for every tree that keeps leaves ``lp``, ``ln`` and refines a pool of (open_p, open_n).
+
+    Thm B.1 / Thm 2.1 for the leaves still to choose a split for and the children that may be split
+    again: at best their positives top the ROC curve and their negatives end it (F1: no errors).
+    """
+    if kind == F1:
+        fp, fn = f1_errors(lp, ln, omega, np.zeros(lp.shape[0], np.bool_))
+        return f1_loss(fp, fn, P)
+    h = lp.shape[0]
+    up = np.empty(h + 2)
+    un = np.empty(h + 2)
+    up[:h] = lp
+    un[:h] = ln
+    up[h], un[h] = open_p, 0.0
+    up[h + 1], un[h + 1] = 0.0, open_n
+    limit = N if kind == AUC else theta * N
+    return 1.0 - hull_area(up, un, h + 2, limit) / (P * N)
+
+
+@numba.njit(cache=True)
 def incremental_progress(kind, lp, ln, n_old, j, P, N, omega):
     """Return τ̄ for new leaf ``j``: the most that making it pure could gain, over every tree the search can still reach.
 

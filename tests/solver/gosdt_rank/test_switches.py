@@ -54,7 +54,6 @@ def test_turning_off_one_bound_keeps_the_optimum_on_real_data(objective, extra):
         search, outcome = solve_directly(p, **params, **{switch: False})
         assert outcome.status == "optimal", switch
         assert abs(search.upper_bound - reference.upper_bound) < 1e-12, switch
-        assert search.nodes >= reference.nodes or switch == "use_permutation_map", switch
 
 
 def random_tree(rng, h):
