@@ -94,6 +94,7 @@ class RankSearch:
         self.pops = self.pushes = self.tree_hits = 0
         self.prunes = dict.fromkeys(PRUNES, 0)
         self.evaluated = 0
+        self.tree_bytes = 0
         self.best = 0
         self.upper_bound = self._loss(np.array([self.P]), np.array([self.N])) + self.lam
         self.current = None
@@ -143,9 +144,8 @@ class RankSearch:
         return {"queue_size": len(self.heap), "tree_cache_size": len(self.trees), "leaf_cache_size": len(self.leaves)}
 
     def state_bytes(self):
-        leaves = sum(m.nbytes for m in self.leaves.members) + 200 * len(self.leaves)
-        trees = sum(8 * len(ids) + 120 for ids, _ in self.trees)
-        return leaves + trees + 120 * len(self.heap) + 100 * len(self.seen)
+        # Rough sizes of the Python objects: a heap entry, a stored tree, a seen key.
+        return self.leaves.nbytes + self.tree_bytes + 120 * len(self.heap) + 100 * len(self.seen)
 
     def best_model(self):
         ids = self.trees[self.best][0]
@@ -304,6 +304,7 @@ class RankSearch:
 
     def _store(self, ids, n_new):
         self.trees.append((ids, n_new))
+        self.tree_bytes += 8 * len(ids) + 120
         return len(self.trees) - 1
 
     def _improve(self, objective, tree):

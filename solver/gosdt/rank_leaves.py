@@ -49,6 +49,7 @@ class Leaves:
         self.candidates, self.mixed, self.index = [], [], {}
         self.children = {}
         self.hits = 0
+        self.nbytes = 0  # what the cache holds, roughly: members plus per-leaf bookkeeping
         self.add((), np.arange(points.X.shape[0]))
 
     def __len__(self):
@@ -66,6 +67,7 @@ class Leaves:
         self.candidates.append(None)
         self.mixed.append(None)
         self.index[rule] = i
+        self.nbytes += members.nbytes + 250 + 16 * len(rule)
         return i
 
     def depth(self, i):
