@@ -189,12 +189,14 @@ class RankSearch:
             yield 1
 
     def _assignments(self, fixed, split):
-        """Yield the children (a tuple of leaf ids) of every feature assignment to ``split``, or None for a pruned one.
+        """Yield the children (a tuple of leaf ids) of every feature assignment to ``split``, or None after a pruned batch.
 
-        With the hierarchical bound on, assignments are chosen leaf by leaf, and a prefix is dropped
-        when the children that can never be split again (pure, at the depth limit, or with no
-        feature left), with every other leaf ideal, already cost the incumbent (Thms B.1, 2.1–2.2:
-        every child tree of the prefix, and every tree below them, keeps those leaves).
+        With the hierarchical bound on, features are chosen leaf by leaf and a prefix is dropped when
+        no tree below it can beat the incumbent (Thms B.1, 2.1–2.2): every such tree keeps the fixed
+        leaves and the chosen children that are never split again (pure, or at the depth limit), and
+        the leaves still to choose for are at best ideal. With the lookahead (B.2) too, a tree either
+        keeps all the other chosen children as leaves, or splits one of them and has one more leaf
+        (``rank_kernels.prefix_losses``).
         """
         lv = self.leaves
         if not self.switches["use_hierarchical_bound"]:
@@ -202,34 +204,42 @@ class RankSearch:
                 yield tuple(itertools.chain.from_iterable(lv.split(leaf, f) for leaf, f in zip(split, choice)))
             return
         base = self.lam * (len(fixed) + 2 * len(split))
-        kept_p = [lv.pos[i] for i in fixed]
-        kept_n = [lv.neg[i] for i in fixed]
-        open_p = sum(lv.pos[i] for i in split)
-        open_n = sum(lv.neg[i] for i in split)
-        yield from self._assign(split, 0, (), kept_p, kept_n, open_p, open_n, base)
+        kept = (np.array([lv.pos[i] for i in fixed]), np.array([lv.neg[i] for i in fixed]))
+        rest = (sum(lv.pos[i] for i in split), sum(lv.neg[i] for i in split))
+        yield from self._assign(split, 0, (), kept, (np.zeros(0), np.zeros(0)), rest, base)
 
-    def _assign(self, split, k, kids, kept_p, kept_n, open_p, open_n, base):
+    def _assign(self, split, k, kids, kept, chosen, rest, base):
         if k == len(split):
             yield kids
             return
         lv = self.leaves
-        for f in lv.features(split[k]):
-            pair = lv.split(split[k], f)
-            done = [c for c in pair if not lv.can_split(c)]
-            if not done:
-                yield from self._assign(split, k + 1, kids + pair, kept_p, kept_n, open_p, open_n, base)
+        leaf = split[k]
+        rest = (rest[0] - lv.pos[leaf], rest[1] - lv.neg[leaf])
+        feats, p1, n1 = lv.side_counts(leaf)
+        p0, n0 = lv.pos[leaf] - p1, lv.neg[leaf] - n1
+        at_limit = lv.depth(leaf) + 1 >= lv.max_depth
+        done0 = at_limit | (p0 <= 0) | (n0 <= 0)
+        done1 = at_limit | (p1 <= 0) | (n1 <= 0)
+        look = self.lam if self.switches["use_lookahead_bound"] else 0.0
+        losses = rk.prefix_losses(self.kind, kept[0], kept[1], chosen[0], chosen[1], rest[0], rest[1], p0, n0, done0,
+                                  p1, n1, done1, self.P, self.N, self.omega, self.theta, look)
+        alive = np.flatnonzero(base + losses < self.upper_bound)
+        # Theorems B.1 / 2.2 (with B.2): no tree below the other candidates can beat the incumbent.
+        self.prunes["hierarchical"] += len(feats) - len(alive)
+        yield None
+        for index in alive:
+            if base + losses[index] >= self.upper_bound:
+                self.prunes["hierarchical"] += 1
                 continue
-            p = kept_p + [lv.pos[c] for c in done]
-            n = kept_n + [lv.neg[c] for c in done]
-            rest_p = open_p - sum(lv.pos[c] for c in done)
-            rest_n = open_n - sum(lv.neg[c] for c in done)
-            loss = rk.terminal_bound(self.kind, np.array(p), np.array(n), rest_p, rest_n, self.P, self.N, self.omega,
-                                     self.theta)
-            if base + loss >= self.upper_bound:
-                self.prunes["hierarchical"] += 1  # Theorem B.1 / 2.2 for every assignment with this prefix
-                yield None
-                continue
-            yield from self._assign(split, k + 1, kids + pair, p, n, rest_p, rest_n, base)
+            pair = lv.split(leaf, int(feats[index]))
+            now_kept, now_chosen = kept, chosen
+            for c, done, p, n in ((pair[0], done0[index], p0[index], n0[index]),
+                                  (pair[1], done1[index], p1[index], n1[index])):
+                if done:
+                    now_kept = (np.append(now_kept[0], lv.pos[c]), np.append(now_kept[1], lv.neg[c]))
+                else:
+                    now_chosen = (np.append(now_chosen[0], lv.pos[c]), np.append(now_chosen[1], lv.neg[c]))
+            yield from self._assign(split, k + 1, kids + pair, now_kept, now_chosen, rest, base)
 
     def _queue_children(self, fixed, kids, floor, n_split):
         """Evaluate the tree ``fixed + kids`` and queue its split sets that may still beat the incumbent."""

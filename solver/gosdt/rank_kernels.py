@@ -218,6 +218,59 @@ def terminal_bound(kind, lp, ln, open_p, open_n, P, N, omega, theta):
 
 
 @numba.njit(cache=True)
+def prefix_losses(kind, kept_p, kept_n, open_p, open_n, rest_p, rest_n, p0, n0, done0, p1, n1, done1, P, N, omega,
+                  theta, look):
+    """Return, for each candidate split of the next leaf, a loss bound for every tree below the prefix it extends.
+
+    The prefix keeps leaves ``kept`` (fixed, or chosen children that are never split again) and has
+    chosen children ``open`` that may be split again; ``rest`` pools the leaves still to choose a
+    split for. Candidate ``f`` adds children (p0, n0) and (p1, n1), kept when ``done``. A tree below
+    either keeps every open child as a leaf (the rest at best ideal: Thms B.1, 2.1), or splits one
+    of them again and has one more leaf: ``look`` = λ when the lookahead (B.2) is on.
+    """
+    m = p0.shape[0]
+    h = kept_p.shape[0]
+    o = open_p.shape[0]
+    out = np.empty(m)
+    lp = np.empty(h + o + 2)
+    ln = np.empty(h + o + 2)
+    lp[:h] = kept_p
+    ln[:h] = kept_n
+    op = open_p.sum()
+    on = open_n.sum()
+    for f in range(m):
+        k = h
+        ideal_p, ideal_n = rest_p + op, rest_n + on
+        for side in range(2):
+            p = p0[f] if side == 0 else p1[f]
+            n = n0[f] if side == 0 else n1[f]
+            done = done0[f] if side == 0 else done1[f]
+            if done:
+                lp[k], ln[k] = p, n
+                k += 1
+            else:
+                ideal_p += p
+                ideal_n += n
+        ideal = terminal_bound(kind, lp[:k], ln[:k], ideal_p, ideal_n, P, N, omega, theta)
+        if look == 0.0:
+            out[f] = ideal
+            continue
+        j = k
+        for i in range(o):
+            lp[j], ln[j] = open_p[i], open_n[i]
+            j += 1
+        for side in range(2):
+            done = done0[f] if side == 0 else done1[f]
+            if not done:
+                lp[j] = p0[f] if side == 0 else p1[f]
+                ln[j] = n0[f] if side == 0 else n1[f]
+                j += 1
+        as_leaves = terminal_bound(kind, lp[:j], ln[:j], rest_p, rest_n, P, N, omega, theta)
+        out[f] = min(as_leaves, ideal + look) if j > k else as_leaves
+    return out
+
+
+@numba.njit(cache=True)
 def incremental_progress(kind, lp, ln, n_old, j, P, N, omega):
     """Return τ̄ for new leaf ``j``: the most that making it pure could gain, over every tree the search can still reach.
 

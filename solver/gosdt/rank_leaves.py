@@ -46,7 +46,7 @@ class Leaves:
         self.points = points
         self.max_depth = max_depth
         self.rule, self.members, self.pos, self.neg, self.minority = [], [], [], [], []
-        self.candidates, self.mixed, self.index = [], [], {}
+        self.candidates, self.mixed, self.sides, self.index = [], [], [], {}
         self.children = {}
         self.hits = 0
         self.nbytes = 0  # what the cache holds, roughly: members plus per-leaf bookkeeping
@@ -66,6 +66,7 @@ class Leaves:
         self.minority.append(float(np.minimum(p, n).sum()))
         self.candidates.append(None)
         self.mixed.append(None)
+        self.sides.append(None)
         self.index[rule] = i
         self.nbytes += members.nbytes + 250 + 16 * len(rule)
         return i
@@ -82,6 +83,15 @@ class Leaves:
             self.candidates[i] = [f for f in np.flatnonzero((ones > 0) & (ones < len(members))).tolist()
                                   if f not in used]
         return self.candidates[i]
+
+    def side_counts(self, i):
+        """Return the candidate features of leaf ``i`` and the positive and negative mass where each is 1."""
+        if self.sides[i] is None:
+            members = self.members[i]
+            feats = np.array(self.features(i), np.int64)
+            X = self.points.X[members][:, feats].astype(np.float64)
+            self.sides[i] = (feats, self.points.pos[members] @ X, self.points.neg[members] @ X)
+        return self.sides[i]
 
     def can_split(self, i):
         """A leaf may be split when it is impure, within the depth limit, and some feature splits it."""
