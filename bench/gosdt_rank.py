@@ -58,13 +58,38 @@ def run_ours(name, objective, lam, depth, time_limit):
             "points": s["distinct_points"], "prunes": s["prunes"], "trace": _thin(result.trace)}
 
 
+def gap_at(row, seconds):
+    """Return the gap (upper − lower bound) the trace shows at ``seconds``, or None."""
+    trace = row.get("trace") or {}
+    gap = None
+    for t, lo, up in zip(trace.get("elapsed", []), trace.get("lower_bound", []), trace.get("upper_bound", [])):
+        if t > seconds:
+            break
+        if lo is not None and up is not None:
+            gap = up - lo
+    return gap
+
+
+def table(rows):
+    """Return the markdown table of ``rows``, with the gap left at 1 s and 5 s from each trace."""
+    for row in rows:
+        row["gap_1s"], row["gap_5s"] = gap_at(row, 1.0), gap_at(row, 5.0)
+    return markdown_table(rows, COLUMNS)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=20.0)
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
     parser.add_argument("--objectives", nargs="*", default=list(OBJECTIVES))
     parser.add_argument("--out", default="gosdt_rank")
+    parser.add_argument("--table", action="store_true", help="print the table of the stored results and stop")
     args = parser.parse_args(argv)
+    if args.table:
+        from bench.harness import RESULTS
+
+        print(table(json.loads((RESULTS / f"{args.out}.json").read_text())))
+        return
     rows = []
     for name in args.datasets:
         for objective in args.objectives:
@@ -79,12 +104,13 @@ def main(argv=None):
                     write_results(args.out, rows)
                     print(json.dumps({k: v for k, v in row.items() if k not in ("trace", "prunes")}),
                           f"({time.perf_counter() - t0:.1f} s)", flush=True)
-    print(markdown_table(rows, COLUMNS))
+    print(table(rows))
 
 
 COLUMNS = [("dataset", "dataset", "{}"), ("task", "objective", "{}"), ("lambda", "λ", "{:g}"),
            ("depth", "depth", "{}"), ("status", "status", "{}"), ("objective", "R (best)", "{:.6f}"),
-           ("lower_bound", "lower bound", "{:.6f}"), ("gap", "gap", "{:.2g}"), ("leaves", "leaves", "{}"),
+           ("lower_bound", "lower bound", "{:.6f}"), ("gap_1s", "gap at 1 s", "{:.2g}"),
+           ("gap_5s", "gap at 5 s", "{:.2g}"), ("gap", "final gap", "{:.2g}"), ("leaves", "leaves", "{}"),
            ("solve_seconds", "search s", "{:.2f}"), ("seconds_to_best", "s to best", "{:.2f}"),
            ("nodes", "trees evaluated", "{:,}")]
 
