@@ -126,6 +126,13 @@ class RankSearch:
                 entry = heapq.heappop(self.heap)
                 self.pops += 1
                 work += 1
+                if not entry[5]:
+                    entry = self._refine(entry)
+                    if entry is None:
+                        continue
+                    if self.heap and entry[0] > self.heap[0][0]:
+                        heapq.heappush(self.heap, entry)  # another entry may now come first
+                        continue
                 self.current = self._expand(entry)
                 self.current_bound = entry[0]
             try:
@@ -176,17 +183,60 @@ class RankSearch:
 
     def _expand(self, entry):
         """Yield the work done after each child tree of ``entry`` = (bound, leaves, seq, tree, split mask)."""
-        bound, _, _, tree, mask = entry
-        ids, n_new = self.trees[tree]
-        old, new = ids[: len(ids) - n_new], ids[len(ids) - n_new:]
-        split = [leaf for b, leaf in enumerate(new) if (mask >> b) & 1]
-        fixed = old + tuple(leaf for b, leaf in enumerate(new) if not (mask >> b) & 1)
+        bound = entry[0]
+        fixed, split = self._entry_leaves(entry)
         for kids in self._assignments(fixed, split):
             if bound >= self.upper_bound:
                 return  # Theorem B.1 / 2.2 against the incumbent found meanwhile
             if kids is not None:
                 self._queue_children(fixed, kids, bound, len(split))
             yield 1
+
+    def _entry_leaves(self, entry):
+        """Return the fixed leaves and the leaves to split of a queue entry."""
+        _, _, _, tree, mask, _ = entry
+        ids, n_new = self.trees[tree]
+        old, new = ids[: len(ids) - n_new], ids[len(ids) - n_new:]
+        split = [leaf for b, leaf in enumerate(new) if (mask >> b) & 1]
+        fixed = old + tuple(leaf for b, leaf in enumerate(new) if not (mask >> b) & 1)
+        return fixed, split
+
+    def _refine(self, entry):
+        """Return ``entry`` with its bound raised by looking one split ahead, or None when that drops it.
+
+        Every tree below the entry splits each leaf of its split set on some feature: for each such
+        leaf, the least over its candidate splits of the prefix bound (the other leaves ideal) bounds
+        them all (Thms B.1, 2.1–2.2 with B.2); the largest over the leaves is kept.
+        """
+        if not self.switches["use_hierarchical_bound"]:
+            return entry[:5] + (True,)
+        fixed, split = self._entry_leaves(entry)
+        lv = self.leaves
+        base = self.lam * (len(fixed) + 2 * len(split))
+        kept = (np.array([lv.pos[i] for i in fixed]), np.array([lv.neg[i] for i in fixed]))
+        total = (sum(lv.pos[i] for i in split), sum(lv.neg[i] for i in split))
+        look = self.lam if self.switches["use_lookahead_bound"] else 0.0
+        bound = entry[0]
+        for leaf in split:
+            rest = (total[0] - lv.pos[leaf], total[1] - lv.neg[leaf])
+            losses, _, _ = self._candidate_losses(leaf, kept, (np.zeros(0), np.zeros(0)), rest, look)
+            bound = max(bound, base + float(losses.min()))
+            if bound >= self.upper_bound:
+                self.prunes["hierarchical"] += 1  # Theorems B.1 / 2.2 with B.2, one split ahead
+                return None
+        return (bound,) + entry[1:5] + (True,)
+
+    def _candidate_losses(self, leaf, kept, chosen, rest, look):
+        """Return ``prefix_losses`` of every candidate split of ``leaf``, and which children are never split again."""
+        lv = self.leaves
+        feats, p1, n1 = lv.side_counts(leaf)
+        p0, n0 = lv.pos[leaf] - p1, lv.neg[leaf] - n1
+        at_limit = lv.depth(leaf) + 1 >= lv.max_depth
+        done0 = at_limit | (p0 <= 0) | (n0 <= 0)
+        done1 = at_limit | (p1 <= 0) | (n1 <= 0)
+        losses = rk.prefix_losses(self.kind, kept[0], kept[1], chosen[0], chosen[1], rest[0], rest[1], p0, n0, done0,
+                                  p1, n1, done1, self.P, self.N, self.omega, self.theta, look)
+        return losses, done0, done1
 
     def _assignments(self, fixed, split):
         """Yield the children (a tuple of leaf ids) of every feature assignment to ``split``, or None after a pruned batch.
@@ -217,12 +267,8 @@ class RankSearch:
         rest = (rest[0] - lv.pos[leaf], rest[1] - lv.neg[leaf])
         feats, p1, n1 = lv.side_counts(leaf)
         p0, n0 = lv.pos[leaf] - p1, lv.neg[leaf] - n1
-        at_limit = lv.depth(leaf) + 1 >= lv.max_depth
-        done0 = at_limit | (p0 <= 0) | (n0 <= 0)
-        done1 = at_limit | (p1 <= 0) | (n1 <= 0)
         look = self.lam if self.switches["use_lookahead_bound"] else 0.0
-        losses = rk.prefix_losses(self.kind, kept[0], kept[1], chosen[0], chosen[1], rest[0], rest[1], p0, n0, done0,
-                                  p1, n1, done1, self.P, self.N, self.omega, self.theta, look)
+        losses, done0, done1 = self._candidate_losses(leaf, kept, chosen, rest, look)
         alive = np.flatnonzero(base + losses < self.upper_bound)
         # Theorems B.1 / 2.2 (with B.2): no tree below the other candidates can beat the incumbent.
         self.prunes["hierarchical"] += len(feats) - len(alive)
@@ -274,7 +320,7 @@ class RankSearch:
                 tree = self._store(ids, len(kids))
             new_mask = sum(1 << (split_idx[b] - n_old) for b in range(len(split_idx)) if (mask >> b) & 1)
             self.sequence += 1
-            heapq.heappush(self.heap, (float(bounds[mask]), h, self.sequence, tree, new_mask))
+            heapq.heappush(self.heap, (float(bounds[mask]), h, self.sequence, tree, new_mask, False))
             self.pushes += 1
 
     def _worth_splitting(self, lp, ln, n_old, j):
