@@ -37,7 +37,7 @@ def load(name):
 
 def _thin(trace, points=200):
     n = len(trace.get("elapsed", []))
-    keep = sorted({round(i * (n - 1) / max(1, points - 1)) for i in range(min(n, points))}) if n else []
+    keep = range(n) if n <= points else sorted({round(i * (n - 1) / (points - 1)) for i in range(points)})
     return {k: [trace[k][i] for i in keep] for k in ("elapsed", "lower_bound", "upper_bound", "nodes")}
 
 
