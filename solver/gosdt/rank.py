@@ -239,7 +239,7 @@ class RankSearch:
         return losses, done0, done1
 
     def _assignments(self, fixed, split):
-        """Yield the children (a tuple of leaf ids) of every feature assignment to ``split``, or None after a pruned batch.
+        """Yield the children (a tuple of leaf ids) of each feature assignment to ``split`` (None after a pruned batch).
 
         With the hierarchical bound on, features are chosen leaf by leaf and a prefix is dropped when
         no tree below it can beat the incumbent (Thms B.1, 2.1–2.2): every such tree keeps the fixed
@@ -308,7 +308,8 @@ class RankSearch:
             if objective < self.upper_bound:
                 tree = self._store(ids, len(kids))
                 self._improve(objective, tree)
-        split_idx = [n_old + b for b, leaf in enumerate(kids) if lv.can_split(leaf) and self._worth_splitting(lp, ln, n_old, n_old + b)]
+        split_idx = [n_old + b for b, leaf in enumerate(kids)
+                     if lv.can_split(leaf) and self._worth_splitting(lp, ln, n_old, n_old + b)]
         if not split_idx:
             return
         bounds, rules = self._bounds(lp, ln, ids, split_idx, floor)

@@ -272,7 +272,7 @@ def prefix_losses(kind, kept_p, kept_n, open_p, open_n, rest_p, rest_n, p0, n0, 
 
 @numba.njit(cache=True)
 def incremental_progress(kind, lp, ln, n_old, j, P, N, omega):
-    """Return τ̄ for new leaf ``j``: the most that making it pure could gain, over every tree the search can still reach.
+    """Return τ̄ for new leaf ``j``: the most that making it pure could gain in any tree the search can still reach.
 
     Theorem B.6 / C.2: if an optimal tree splits ``j``, merging that subtree
     back costs at least λ, and no split of ``j`` beats two pure leaves, so
