@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.models import Tree
 from solver.survival_metrics import tree_metrics
 
 
@@ -104,9 +105,25 @@ def _score_rows(model, X):
 
 def _classification(model, problem):
     y_pred = model.predict(problem.X)
-    return classification_metrics(
+    out = classification_metrics(
         problem.y, y_pred, len(model.classes), problem.sample_weight, _score_rows(model, problem.X)
     )
+    if isinstance(model, Tree) and model.counts.shape[1] == 2:
+        out["leaf_counts"] = leaf_counts(model, problem)
+    return out
+
+
+def leaf_counts(model, problem):
+    """Return the (weighted) class counts of ``problem``'s rows at each leaf of a binary tree.
+
+    ``{"node": [leaf node, ...], "counts": [[negatives, positives], ...]}``: what an ROC curve of
+    the tree on these rows needs (``corelsweb.figures.roc``).
+    """
+    nodes = np.flatnonzero(model.is_leaf)
+    reached = model.apply(problem.X)
+    weights = problem.weights
+    counts = [[float(weights[(reached == n) & (problem.y == k)].sum()) for k in (0, 1)] for n in nodes]
+    return {"node": nodes.tolist(), "counts": counts}
 
 
 def _survival(model, problem):

@@ -69,3 +69,33 @@ def _assert_counts_match_steps(time, survival, curve, tol):
         if abs(survival[k] - expected) > 1e-9:
             raise AssertionError(f"survival {survival[k]} at time {t} is not the Kaplan-Meier step {expected}")
         previous = survival[k]
+
+
+def assert_roc_hull_valid(points, tol=1e-12):
+    """Check an ROC convex hull, given as ``(fpr, tpr)`` vertex pairs or a dict with ``fpr`` and
+    ``tpr`` lists: it starts at (0, 0), ends at (1, 1), stays in the unit square, never goes left
+    or down, and is concave (each segment's slope at most the previous one's)."""
+    if isinstance(points, dict):
+        fpr, tpr = [float(x) for x in points["fpr"]], [float(y) for y in points["tpr"]]
+    else:
+        fpr, tpr = [float(p[0]) for p in points], [float(p[1]) for p in points]
+    if len(fpr) != len(tpr):
+        raise AssertionError(f"hull has {len(fpr)} FPR values but {len(tpr)} TPR values")
+    if len(fpr) < 2:
+        raise AssertionError("hull has fewer than two vertices")
+    if abs(fpr[0]) > tol or abs(tpr[0]) > tol:
+        raise AssertionError(f"hull starts at ({fpr[0]}, {tpr[0]}), not (0, 0)")
+    if abs(fpr[-1] - 1) > tol or abs(tpr[-1] - 1) > tol:
+        raise AssertionError(f"hull ends at ({fpr[-1]}, {tpr[-1]}), not (1, 1)")
+    for i, (x, y) in enumerate(zip(fpr, tpr)):
+        if not (-tol <= x <= 1 + tol and -tol <= y <= 1 + tol):
+            raise AssertionError(f"hull vertex {i} ({x}, {y}) lies outside the unit square")
+    for i in range(1, len(fpr)):
+        if fpr[i] < fpr[i - 1] - tol or tpr[i] < tpr[i - 1] - tol:
+            raise AssertionError(f"hull goes left or down at vertex {i}")
+    # Concave: the cross product of consecutive segments is never positive (no left turn).
+    for i in range(1, len(fpr) - 1):
+        ax, ay = fpr[i] - fpr[i - 1], tpr[i] - tpr[i - 1]
+        bx, by = fpr[i + 1] - fpr[i], tpr[i + 1] - tpr[i]
+        if ax * by - ay * bx > tol:
+            raise AssertionError(f"hull is not convex at vertex {i} ({fpr[i]}, {tpr[i]})")

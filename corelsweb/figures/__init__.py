@@ -10,6 +10,7 @@ a builder here, not editing templates.
 
 from corelsweb.figures.classification import confusion_figure
 from corelsweb.figures.corels import queue_length_figure, remaining_space_figure
+from corelsweb.figures.roc import roc_hull_figure
 from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
@@ -81,7 +82,19 @@ def corels_panels(result):
     return panels
 
 
-PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels, corels_panels]
+def roc_panels(result):
+    figure = roc_hull_figure(result)
+    if figure is None:
+        return []
+    note = ("The tree scores each row by its leaf's share of positives; sorting the leaves by that share gives "
+            "its ROC curve, the convex hull, one segment per leaf, coloured by what the leaf predicts. The star "
+            "is the point the leaf labels choose.")
+    if (result.get("params") or {}).get("objective") == "pauc":
+        note += " The shaded area is the partial AUC the objective maximises."
+    return [panel("roc", "ROC convex hull of the tree", figure, note=note)]
+
+
+PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels, corels_panels, roc_panels]
 
 
 def panels_for_result(result):

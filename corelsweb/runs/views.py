@@ -11,6 +11,7 @@ from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user
 from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
 from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import frontier_figure, path_figure
+from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
 from corelsweb.runs import services
 from corelsweb.runs import paths
 from corelsweb.runs.models import Run
@@ -187,10 +188,15 @@ def path_context(path):
     table = [{"lambda": lam, "cells": [grid.get((lam, f)) for f in range(path.folds)],
               "summary": next((r for r in rows if r["lambda"] == lam), None)} for lam in path.lambdas]
     active = any(r.is_active for r in grid.values()) or (path.refit_run is not None and path.refit_run.is_active)
+    # The first fold's run of each λ: its tree's ROC hull on that fold's training rows.
+    first = [(lam, run.get_absolute_url(), run.result) for (lam, fold), run in grid.items()
+             if fold == 0 and run.result is not None]
+    roc = roc_path_figure(first)
     title = paths.METRICS[path.metric][0]
     return {"path": path, "table": table, "active": active, "metric_title": title,
             "figure": path_figure(rows, path.metric, title, path.chosen_lambda),
-            "frontier": frontier_figure(rows, path.algorithm, title) if paths.is_classification(path) else None}
+            "frontier": frontier_figure(rows, path.algorithm, title) if paths.is_classification(path) else None,
+            "roc_figure": roc if len(roc["data"]) > 1 else None}
 
 
 @login_required
@@ -258,6 +264,7 @@ def compare_context(dataset, runs):
         "columns": [{"run": r, "label": labels[k], "figure": model_figure(r.result),
                      "element_id": f"fig-model-{r.pk}"} for k, r in enumerate(runs)],
         "rows": comparison_rows(runs),
+        "roc": roc_overlay_figure([(lab, r.get_absolute_url(), r.result) for lab, r in zip(labels, runs)]),
         "traces": trace_comparison_figure([res for res in results if res.get("lower_bound") is not None],
                                           labels=[lab for lab, res in zip(labels, results)
                                                   if res.get("lower_bound") is not None]),

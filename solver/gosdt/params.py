@@ -6,6 +6,8 @@ programming with bounds (``solver.gosdt.dpb``); F-score, AUC and partial AUC of 
 hull by the tree-level branch-and-bound of the spec's §3.4 (``solver.gosdt.rank``).
 """
 
+from dataclasses import replace
+
 from solver.gosdt import rank_params
 from solver.registry import Algorithm, Param, max_depth_param, regularization_param
 
@@ -39,6 +41,18 @@ ADDITIVE_PARAMS = (
            "Incremental similar support: adjacent thresholds move few rows, so their splits' bounds differ by little"),
 )
 
+def _switches(additive, rank):
+    """One switch per bound: a bound that both searches use shows for every objective."""
+    rank_by_name = {p.name: p for p in rank}
+    merged = []
+    for p in additive:
+        r = rank_by_name.get(p.name)
+        merged.append(p if r is None else replace(
+            p, label=r.label, help=f"{p.help} For F-score, AUC and pAUC: {r.help}", visible_when={}))
+    additive_names = {p.name for p in additive}
+    return tuple(merged) + tuple(p for p in rank if p.name not in additive_names)
+
+
 ALGORITHM = Algorithm(
     name="gosdt",
     title="GOSDT (optimal sparse decision trees, six objectives)",
@@ -68,6 +82,6 @@ ALGORITHM = Algorithm(
             label="θ (largest FPR)", minimum=0.0, maximum=1.0, exclusive_minimum=True, group="objective",
             visible_when={"objective": ("pauc",)},
         ),
-    ) + ADDITIVE_PARAMS + rank_params.PARAMS,
+    ) + _switches(ADDITIVE_PARAMS, rank_params.PARAMS),
     multiclass=lambda config: config.get("objective", "accuracy") == "accuracy",
 )

@@ -21,11 +21,7 @@ def make_search(problem, config):
 
 def warmup():
     """Compile (or load from numba's cache) the kernels of both searches."""
-    from solver.gosdt import dpb
-    try:
-        from solver.gosdt import rank
-    except ImportError:  # the tree-level search is built separately
-        rank = None
+    from solver.gosdt import dpb, rank
+
     dpb.warmup()
-    if rank is not None:
-        rank.warmup()
+    rank.warmup()
