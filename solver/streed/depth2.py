@@ -1,0 +1,214 @@
+"""The specialised depth-two solver (spec §3.6, App. B; MurTree [19]).
+
+One pass over the rows sums every row's vector ``A[i]`` into every pair of
+its present features (``count_pairs``); every tree of depth ≤ 2 is then
+valued from these sums by inclusion–exclusion, without touching the data
+again (``solve``). Tree codes, one row per front point:
+``(f1, fl, la, lb, fr, ra, rb)`` — root test ``f1`` (−1: a lone leaf labelled
+``la``); left child (x_f1 = 0) a leaf ``la`` when ``fl = −1``, else a test on
+``fl`` with leaves ``la`` (x_fl = 0) and ``lb``; the right child likewise.
+"""
+
+import numba
+import numpy as np
+
+from solver.streed.fronts import merge, pareto
+
+NONE = -1
+
+
+@numba.njit(cache=True)
+def count_pairs(X, ids, free, A):
+    """Return the pair sums of the rows ``ids`` over the features ``free``.
+
+    Returns
+    -------
+    S : array of float64, shape (q, q, R)
+        ``S[a, b]`` (a ≤ b) sums ``A[i]`` over rows with both features a and b.
+    C : array of int64, shape (q, q)
+        Row counts of the same pairs.
+    tot : array of float64, shape (R,)
+    """
+    q, R = free.shape[0], A.shape[1]
+    S = np.zeros((q, q, R))
+    C = np.zeros((q, q), dtype=np.int64)
+    tot = np.zeros(R)
+    present = np.empty(q, dtype=np.int64)
+    for i in ids:
+        c = 0
+        for j in range(q):
+            if X[i, free[j]]:
+                present[c] = j
+                c += 1
+        for r in range(R):
+            tot[r] += A[i, r]
+        for a in range(c):
+            fa = present[a]
+            for b in range(a, c):
+                fb = present[b]
+                C[fa, fb] += 1
+                for r in range(R):
+                    S[fa, fb, r] += A[i, r]
+    return S, C, tot
+
+
+@numba.njit(cache=True)
+def leaf_front(L, s, caps):
+    """Return the feasible, non-dominated leaf values for summed rows ``s``: values (k, p) and labels (k,)."""
+    K, p = L.shape[0], L.shape[1]
+    values = np.zeros((K, p))
+    for k in range(K):
+        for j in range(p):
+            acc = 0.0
+            for r in range(s.shape[0]):
+                acc += L[k, j, r] * s[r]
+            values[k, j] = acc
+    keep = pareto(values, np.zeros(K, dtype=np.int64), caps)
+    return values[keep], keep
+
+
+@numba.njit(cache=True)
+def _quadrants(S, C, tot, N, a, b, side):
+    # Sums and counts of the child x_a = side split on b: (x_b = 0 part, x_b = 1 part).
+    lo, hi = min(a, b), max(a, b)
+    if side == 1:
+        s1, c1 = S[lo, hi], C[lo, hi]
+        s0, c0 = S[a, a] - s1, C[a, a] - c1
+    else:
+        s1, c1 = S[b, b] - S[lo, hi], C[b, b] - C[lo, hi]
+        s0 = tot - S[a, a] - S[b, b] + S[lo, hi]
+        c0 = N - C[a, a] - C[b, b] + C[lo, hi]
+    return s0, c0, s1, c1
+
+
+@numba.njit(cache=True)
+def subtree_front(L, S, C, tot, N, a, side, caps, child_cost, min_leaf):
+    """Return the front of depth-one trees inside child ``x_a = side``: values (k, p), codes (k, 3) = (f, l0, l1)."""
+    q, p, K = S.shape[0], L.shape[1], L.shape[0]
+    count_side = C[a, a] if side == 1 else N - C[a, a]
+    values = np.empty((q * K * K, p))
+    codes = np.empty((q * K * K, 3), dtype=np.int64)
+    n = 0
+    for b in range(q):
+        if b == a:
+            continue
+        s0, c0, s1, c1 = _quadrants(S, C, tot, N, a, b, side)
+        if c0 < min_leaf or c1 < min_leaf:
+            continue
+        v0, k0 = leaf_front(L, s0, caps)
+        v1, k1 = leaf_front(L, s1, caps)
+        extra = np.zeros(p)
+        extra[0] = count_side * child_cost[a, b]
+        merged, pairs = merge(v0, v1, extra, caps)
+        for m in range(merged.shape[0]):
+            if k0[pairs[m, 0]] == k1[pairs[m, 1]]:
+                continue  # equal labels: the leaf itself, never worse (branching costs ≥ 0)
+            values[n] = merged[m]
+            codes[n, 0], codes[n, 1], codes[n, 2] = b, k0[pairs[m, 0]], k1[pairs[m, 1]]
+            n += 1
+    keep = pareto(values[:n], np.ones(n, dtype=np.int64), caps)
+    return values[:n][keep], codes[:n][keep]
+
+
+@numba.njit(cache=True)
+def _append(values, codes, n, new_values, new_codes):
+    # Append rows, doubling the buffers when full.
+    need = n + new_values.shape[0]
+    if need > values.shape[0]:
+        size = max(need, 2 * values.shape[0])
+        grown_v = np.empty((size, values.shape[1]))
+        grown_c = np.empty((size, codes.shape[1]), dtype=np.int64)
+        grown_v[:n] = values[:n]
+        grown_c[:n] = codes[:n]
+        values, codes = grown_v, grown_c
+    values[n:need] = new_values
+    codes[n:need] = new_codes
+    return values, codes, need
+
+
+@numba.njit(cache=True)
+def _nodes(codes):
+    out = np.zeros(codes.shape[0], dtype=np.int64)
+    for i in range(codes.shape[0]):
+        if codes[i, 0] != NONE:
+            out[i] = 1 + (codes[i, 1] != NONE) + (codes[i, 4] != NONE)
+    return out
+
+
+@numba.njit(cache=True)
+def _combine(lv, lc, rv, rc, extra, caps, f1):
+    # Merge a left and a right child front under root f1 into coded candidates.
+    merged, pairs = merge(lv, rv, extra, caps)
+    codes = np.empty((merged.shape[0], 7), dtype=np.int64)
+    for m in range(merged.shape[0]):
+        codes[m, 0] = f1
+        codes[m, 1:4] = lc[pairs[m, 0]]
+        codes[m, 4:7] = rc[pairs[m, 1]]
+    return merged, codes
+
+
+@numba.njit(cache=True)
+def _leaf_codes(labels):
+    out = np.full((labels.shape[0], 3), NONE, dtype=np.int64)
+    out[:, 1] = labels
+    return out
+
+
+@numba.njit(cache=True)
+def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
+    """Return the fronts of every tree of depth ≤ 2 with at most 1, 2 and 3 branching nodes.
+
+    ``root_cost[a]`` and ``child_cost[a, b]`` are per-row test costs of ``a``
+    at this node and of ``b`` after ``a`` (cost-sensitive; zeros otherwise).
+    Only budgets up to ``budget`` are computed (the others come back empty).
+    Returns ``(values1, codes1, values2, codes2, values3, codes3)`` with codes
+    in positions of the ``free`` feature list.
+    """
+    q, p = S.shape[0], L.shape[1]
+    lv, labels = leaf_front(L, tot, caps)
+    base_codes = np.full((lv.shape[0], 7), NONE, dtype=np.int64)
+    base_codes[:, 2] = labels
+    fronts_v = [lv.copy(), lv.copy(), lv.copy()]
+    fronts_c = [base_codes.copy(), base_codes.copy(), base_codes.copy()]
+    sizes = np.array([lv.shape[0], lv.shape[0], lv.shape[0]])
+    for a in range(q):
+        n1 = C[a, a]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        extra = np.zeros(p)
+        extra[0] = N * root_cost[a]
+        llv, llk = leaf_front(L, tot - S[a, a], caps)
+        rlv, rlk = leaf_front(L, S[a, a].copy(), caps)
+        llc, rlc = _leaf_codes(llk), _leaf_codes(rlk)
+        parts = [(llv, llc, rlv, rlc, 0)]
+        if budget >= 2:
+            lsv, lsc = subtree_front(L, S, C, tot, N, a, 0, caps, child_cost, min_leaf)
+            rsv, rsc = subtree_front(L, S, C, tot, N, a, 1, caps, child_cost, min_leaf)
+            parts.append((lsv, lsc, rlv, rlc, 1))
+            parts.append((llv, llc, rsv, rsc, 1))
+            if budget >= 3:
+                parts.append((lsv, lsc, rsv, rsc, 2))
+        for lv_, lc_, rv_, rc_, level in parts:
+            mv, mc = _combine(lv_, lc_, rv_, rc_, extra, caps, a)
+            if mv.shape[0] == 0:
+                continue
+            keep = pareto(mv, _nodes(mc), caps)
+            for t in range(level, min(budget, 3)):
+                fronts_v[t], fronts_c[t], sizes[t] = _append(fronts_v[t], fronts_c[t], sizes[t], mv[keep], mc[keep])
+        for t in range(min(budget, 3)):
+            if sizes[t] > 64 * (lv.shape[0] + 1):  # keep the running fronts small
+                keep = pareto(fronts_v[t][:sizes[t]], _nodes(fronts_c[t][:sizes[t]]), caps)
+                fronts_v[t] = fronts_v[t][:sizes[t]][keep].copy()
+                fronts_c[t] = fronts_c[t][:sizes[t]][keep].copy()
+                sizes[t] = keep.shape[0]
+    out_v = []
+    out_c = []
+    for t in range(3):
+        if t < budget:
+            keep = pareto(fronts_v[t][:sizes[t]], _nodes(fronts_c[t][:sizes[t]]), caps)
+            out_v.append(fronts_v[t][:sizes[t]][keep].copy())
+            out_c.append(fronts_c[t][:sizes[t]][keep].copy())
+        else:
+            out_v.append(np.empty((0, p)))
+            out_c.append(np.empty((0, 7), dtype=np.int64))
+    return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
