@@ -111,6 +111,8 @@ class TestCosts:
         Original attribute and test group of each binary feature (group -1: none).
     """
 
+    __test__ = False  # not a pytest class, despite the name
+
     full: np.ndarray
     discount: np.ndarray
     attribute: np.ndarray
