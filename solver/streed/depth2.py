@@ -212,3 +212,96 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
             out_v.append(np.empty((0, p)))
             out_c.append(np.empty((0, 7), dtype=np.int64))
     return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
+
+
+@numba.njit(cache=True)
+def _best_leaf(L, s):
+    # Scalar fast path: (value, label) of the cheapest leaf for summed rows s.
+    best, label = np.inf, 0
+    for k in range(L.shape[0]):
+        acc = 0.0
+        for r in range(s.shape[0]):
+            acc += L[k, 0, r] * s[r]
+        if acc < best:
+            best, label = acc, k
+    return best, label
+
+
+@numba.njit(cache=True)
+def _best_split(L, S, C, tot, N, a, side, child_cost, min_leaf, R):
+    # Scalar fast path: best depth-one tree inside child x_a = side; returns (value, f2, label0, label1).
+    count_side = C[a, a] if side == 1 else N - C[a, a]
+    best, code_f, code_0, code_1 = np.inf, NONE, 0, 0
+    s0 = np.empty(R)
+    s1 = np.empty(R)
+    for b in range(S.shape[0]):
+        if b == a:
+            continue
+        lo, hi = min(a, b), max(a, b)
+        if side == 1:
+            c1 = C[lo, hi]
+            c0 = C[a, a] - c1
+            for r in range(R):
+                s1[r] = S[lo, hi, r]
+                s0[r] = S[a, a, r] - s1[r]
+        else:
+            c1 = C[b, b] - C[lo, hi]
+            c0 = N - C[a, a] - C[b, b] + C[lo, hi]
+            for r in range(R):
+                s1[r] = S[b, b, r] - S[lo, hi, r]
+                s0[r] = tot[r] - S[a, a, r] - S[b, b, r] + S[lo, hi, r]
+        if c0 < min_leaf or c1 < min_leaf:
+            continue
+        v0, k0 = _best_leaf(L, s0)
+        v1, k1 = _best_leaf(L, s1)
+        value = v0 + v1 + count_side * child_cost[a, b]
+        if value < best:
+            best, code_f, code_0, code_1 = value, b, k0, k1
+    return best, code_f, code_0, code_1
+
+
+@numba.njit(cache=True)
+def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
+    """Scalar fast path of ``solve`` (one component, no constraint; App. B): the optimum per budget.
+
+    Returns values (3,) and codes (3, 7) for budgets 1, 2, 3 (only up to ``budget``).
+    A split with equal leaf labels is allowed here: it is never better than the
+    leaf, which is tried first, and ties keep the tree with fewer nodes.
+    """
+    q, R = S.shape[0], S.shape[2]
+    leaf, label = _best_leaf(L, tot)
+    values = np.full(3, leaf)
+    codes = np.full((3, 7), NONE, dtype=np.int64)
+    codes[:, 2] = label
+    left_sum = np.empty(R)
+    for a in range(q):
+        n1 = C[a, a]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        extra = N * root_cost[a]
+        for r in range(R):
+            left_sum[r] = tot[r] - S[a, a, r]
+        lv, lk = _best_leaf(L, left_sum)
+        rv, rk = _best_leaf(L, S[a, a])
+        cands = np.array([lv + rv, np.inf, np.inf, np.inf])
+        if budget >= 2:
+            sl, fl, l0, l1 = _best_split(L, S, C, tot, N, a, 0, child_cost, min_leaf, R)
+            sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, 1, child_cost, min_leaf, R)
+            cands[1], cands[2], cands[3] = sl + rv, lv + sr, sl + sr
+        for which in range(4):
+            value = cands[which] + extra
+            left_split, right_split = which == 1 or which == 3, which == 2 or which == 3
+            level = 2 if which == 3 else (1 if which > 0 else 0)
+            for t in range(level, min(budget, 3)):
+                if value < values[t]:
+                    values[t] = value
+                    codes[t, 0] = a
+                    if left_split:
+                        codes[t, 1], codes[t, 2], codes[t, 3] = fl, l0, l1
+                    else:
+                        codes[t, 1], codes[t, 2], codes[t, 3] = NONE, lk, NONE
+                    if right_split:
+                        codes[t, 4], codes[t, 5], codes[t, 6] = fr, r0, r1
+                    else:
+                        codes[t, 4], codes[t, 5], codes[t, 6] = NONE, rk, NONE
+    return values, codes

@@ -285,8 +285,13 @@ class Solver:
             child_cost = self.task.test_cost.child_costs(measured, free)
         else:
             root_cost, child_cost = np.zeros(q), np.zeros((q, q))
-        out = depth2.solve(self.task.L, S, C, tot, len(ids), self.task.caps, root_cost, child_cost,
-                           self.min_leaf, n)
+        if self.scalar and not np.isfinite(self.task.caps).any():
+            values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
+                                                self.min_leaf, n)
+            out = tuple(x for t in range(3) for x in (values[t:t + 1, None], codes[t:t + 1]))
+        else:
+            out = depth2.solve(self.task.L, S, C, tot, len(ids), self.task.caps, root_cost, child_cost,
+                               self.min_leaf, n)
         result = None
         for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
             if budget > n:
