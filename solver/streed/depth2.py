@@ -18,38 +18,58 @@ NONE = -1
 
 
 @numba.njit(cache=True)
-def count_pairs(X, ids, free, A):
-    """Return the pair sums of the rows ``ids`` over the features ``free``.
+def add_pairs(X, rows, A, sign, S, C, tot):
+    """Add (``sign`` = 1) or remove (−1) the rows ``rows`` to the pair sums ``S``, counts ``C`` and ``tot`` in place.
 
-    Returns
-    -------
-    S : array of float64, shape (q, q, R)
-        ``S[a, b]`` (a ≤ b) sums ``A[i]`` over rows with both features a and b.
-    C : array of int64, shape (q, q)
-        Row counts of the same pairs.
-    tot : array of float64, shape (R,)
+    ``S[a, b]`` (a ≤ b, over every feature) sums ``A[i]`` over rows with both
+    features a and b; ``C`` counts them.
     """
-    q, R = free.shape[0], A.shape[1]
-    S = np.zeros((q, q, R))
-    C = np.zeros((q, q), dtype=np.int64)
-    tot = np.zeros(R)
+    q, R = X.shape[1], A.shape[1]
     present = np.empty(q, dtype=np.int64)
-    for i in ids:
+    for i in rows:
         c = 0
         for j in range(q):
-            if X[i, free[j]]:
+            if X[i, j]:
                 present[c] = j
                 c += 1
         for r in range(R):
-            tot[r] += A[i, r]
+            tot[r] += sign * A[i, r]
         for a in range(c):
             fa = present[a]
             for b in range(a, c):
                 fb = present[b]
-                C[fa, fb] += 1
+                C[fa, fb] += sign
                 for r in range(R):
-                    S[fa, fb, r] += A[i, r]
+                    S[fa, fb, r] += sign * A[i, r]
+
+
+@numba.njit(cache=True)
+def count_pairs(X, ids, A):
+    """Return the pair sums ``S`` (q, q, R), counts ``C`` (q, q) and total ``tot`` (R,) of the rows ``ids``."""
+    q, R = X.shape[1], A.shape[1]
+    S = np.zeros((q, q, R))
+    C = np.zeros((q, q), dtype=np.int64)
+    tot = np.zeros(R)
+    add_pairs(X, ids, A, 1, S, C, tot)
     return S, C, tot
+
+
+@numba.njit(cache=True)
+def sorted_difference(a, b):
+    """Return the elements of sorted ``a`` that are not in sorted ``b``."""
+    out = np.empty(a.shape[0], dtype=np.int64)
+    i = j = n = 0
+    while i < a.shape[0]:
+        if j >= b.shape[0] or a[i] < b[j]:
+            out[n] = a[i]
+            n += 1
+            i += 1
+        elif a[i] == b[j]:
+            i += 1
+            j += 1
+        else:
+            j += 1
+    return out[:n]
 
 
 @numba.njit(cache=True)

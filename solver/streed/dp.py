@@ -81,6 +81,7 @@ class Solver:
         self.counters = {"subproblems": 0, "depth_two_calls": 0, "cache_hits": 0, "bound_prunes": 0,
                          "similarity_prunes": 0, "splits": 0}
         self.incumbent = None  # the root's best front so far (anytime)
+        self.counted = []  # the last two (ids, S, C, tot) of the depth-two solver
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -273,17 +274,22 @@ class Solver:
 
     # -- depth two ---------------------------------------------------------
     def _depth_two(self, ids, path, n):
-        """Solve depth ≤ 2 with the pair-count solver; cache budgets (1,1), (2,2), (2,3) (§3.5)."""
+        """Solve depth ≤ 2 with the pair-count solver; cache budgets (1,1), (2,2), (2,3) (§3.5).
+
+        Counts cover every feature (those on the path are constant here, so the
+        solver never splits on them) and are updated from the closest of the last
+        two counted datasets when the symmetric difference is smaller (§3.6,
+        incremental counts).
+        """
         self.counters["depth_two_calls"] += 1
-        on_path = {f for f, _ in path}
-        free = np.array([f for f in range(self.X.shape[1]) if f not in on_path], dtype=np.int64)
-        S, C, tot = depth2.count_pairs(self.X, ids, free, self.task.A)
-        q = len(free)
+        S, C, tot = self._counts(ids)
+        free = np.arange(self.X.shape[1])
         if self.task.test_cost is not None:
             measured = [f for f, _ in path]
             root_cost = self.task.test_cost.costs(measured, free)
             child_cost = self.task.test_cost.child_costs(measured, free)
         else:
+            q = len(free)
             root_cost, child_cost = np.zeros(q), np.zeros((q, q))
         if self.scalar and not np.isfinite(self.task.caps).any():
             values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
@@ -301,6 +307,28 @@ class Solver:
             self._store(self._keys(ids, path, d, budget), (True, front))
             result = front
         return result
+
+
+    def _counts(self, ids):
+        best, plan = None, None
+        for i, (old, S, C, tot) in enumerate(self.counted):
+            added = depth2.sorted_difference(ids, old)
+            removed = depth2.sorted_difference(old, ids)
+            work = len(added) + len(removed)
+            if work < len(ids) and (plan is None or work < plan[0]):
+                best, plan = i, (work, added, removed)
+        if plan is None:
+            S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
+            self.counted.append((ids, S, C, tot))
+            if len(self.counted) > 2:
+                self.counted.pop(0)
+            return S, C, tot
+        _, S, C, tot = self.counted[best]
+        S, C, tot = S.copy(), C.copy(), tot.copy()
+        depth2.add_pairs(self.X, plan[1], self.task.A, 1, S, C, tot)
+        depth2.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
+        self.counted[best] = (ids, S, C, tot)
+        return S, C, tot
 
 
 def decode(code, free):
