@@ -121,12 +121,29 @@ class Solver:
             return np.zeros((1, self.p))
         entry = self._lookup(self._keys(ids, path, d, n))
         if entry is not None:
-            return entry[1].values if entry[0] else entry[1]
+            return entry[1]
         if self.use_sim:
             bound = self._similarity(ids, d, n)
             if bound is not None:
                 return bound
         return np.zeros((1, self.p))
+
+    def _entry(self, front, ub):
+        """Return a cache entry: (front or None, lower-bound set, the bound below which the front is complete).
+
+        A front found under ``ub`` holds every solution with first component
+        below ``ub``; the others are covered by the point (ub, 0, …) (§3.3
+        sources 1–2). A scalar optimum found under any ``ub`` is complete.
+        """
+        floor = np.zeros((1, self.p))
+        floor[0, 0] = ub
+        if front is None:
+            return None, floor, -INF
+        if self.scalar:
+            return front, front.values, INF
+        if ub == INF:
+            return front, front.values, INF
+        return front, np.vstack([front.values, floor]), ub
 
     def _similarity(self, ids, d, n):
         """Similarity lower bound (Eq. 45 with erratum 9): subtract the worst case of every removed row."""
@@ -154,7 +171,7 @@ class Solver:
 
     # -- the recursion -----------------------------------------------------
     def solve(self, ids, path, d, n, ub=INF, root=False):
-        """Generator: the front of T(ids, d, n) (scalar: the optimum if ``< ub``, else empty)."""
+        """Generator: the front of T(ids, d, n) restricted to first component ``< ub`` (scalar: the optimum if ``< ub``)."""
         n = min(n, 2 ** d - 1)
         d = min(d, n)  # erratum 3: a tree with n branching nodes has depth ≤ n
         leaves = self._leaves(ids)
@@ -164,24 +181,25 @@ class Solver:
             return self._below(leaves, ub)
         keys = self._keys(ids, path, d, n)
         entry = self._lookup(keys)
-        if entry is not None and entry[0]:
+        if entry is not None and entry[0] is not None and entry[2] >= ub:
             self.counters["cache_hits"] += 1
-            return self._below(entry[1], ub)
+            return self._below(entry[0], ub)
         lb = self.lower(ids, path, d, n) if self.use_lb else np.zeros((1, self.p))
-        if self.scalar and lb[0, 0] >= ub:
+        if lb[:, 0].min() >= ub:
             self.counters["bound_prunes"] += 1
             return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
         self.counters["subproblems"] += 1
         if self.use_d2 and d <= 2:
-            result = self._depth_two(ids, path, n)
+            result = self._depth_two(ids, path, n, ub)
             yield
         else:
             result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
-        if result is None:  # nothing below ub: keep ub as the node's lower bound (§3.3 source 2)
-            self._store(keys, (False, np.full((1, self.p), max(ub, lb[0, 0]))))
+        if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
+            self._store(keys, self._entry(None, max(ub, lb[:, 0].min())))
             return empty(self.p)
-        self._store(keys, (True, result))
-        self._remember(ids, d, n, result.values)
+        self._store(keys, self._entry(result, ub))
+        if ub == INF or self.scalar:
+            self._remember(ids, d, n, result.values)
         if root:
             self.incumbent = result
         return self._below(result, ub)
@@ -206,7 +224,8 @@ class Solver:
     def _branch(self, ids, path, d, n, ub, leaves, lb, root):
         """Generator: try every split and node allocation (Eq. 47); return the node's front or None."""
         best = self._below(leaves, ub)
-        limit = ub if len(best) == 0 else min(ub, best.values[0, 0])
+        limit = ub if len(best) == 0 else min(ub, best.values[:, 0].min())
+        relax = root and self.task.root_scalar and self.use_ub  # the root prunes on its first component
         half = 2 ** (d - 1) - 1
         for f, left, right in self._splits(ids, path):
             if self.scalar and len(best) and best.values[0, 0] <= lb[0, 0]:
@@ -226,7 +245,10 @@ class Solver:
                         best, limit = found, found.values[0, 0]
                 else:
                     best = yield from self._split_front(left, right, lpath, rpath, (d_left, n_left),
-                                                        (d_right, n_right), lb_left, lb_right, extra, best, f)
+                                                        (d_right, n_right), lb_left, lb_right, extra, best, f,
+                                                        limit if relax else ub)
+                    if relax and len(best):
+                        limit = best.values[:, 0].min()  # the root needs only the fewest errors (ref-impl)
                 if root and len(best):
                     self.incumbent = best
             yield
@@ -250,17 +272,22 @@ class Solver:
         tree = (f, tl.trees[0], tr.trees[0])
         return Front(value[None, :], [tree], np.array([1 + tl.nodes[0] + tr.nodes[0]]))
 
-    def _split_front(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f):
-        caps = self.task.caps
+    def _split_front(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f, ub):
+        caps = self._caps(ub)
+        if lb_left[:, 0].min() + lb_right[:, 0].min() + extra[0] >= ub:
+            self.counters["bound_prunes"] += 1
+            return best
         if self.use_ub and self.use_lb:
             bound, _ = fronts.merge(lb_left, lb_right, extra, np.full(self.p, INF))
             if fronts.covered(bound, best.values):
                 self.counters["bound_prunes"] += 1
                 return best  # every value of this split is strictly dominated by the node's front
-        tl = yield from self.solve(left, lpath, *lbud)
+        ub_left = ub - lb_right[:, 0].min() - extra[0] if self.use_ub else INF
+        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left)
         if len(tl) == 0:
             return best
-        tr = yield from self.solve(right, rpath, *rbud)
+        ub_right = ub - tl.values[:, 0].min() - extra[0] if self.use_ub else INF
+        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right)
         if len(tr) == 0:
             return best
         values, pairs = fronts.merge(tl.values, tr.values, extra, caps)
@@ -268,12 +295,18 @@ class Solver:
         nodes = 1 + tl.nodes[pairs[:, 0]] + tr.nodes[pairs[:, 1]]
         allv = np.vstack([best.values, values])
         alln = np.concatenate([best.nodes, nodes])
-        keep = fronts.pareto(allv, alln, caps)
+        keep = fronts.pareto(allv, alln, self.task.caps)
         alltrees = best.trees + trees
         return Front(allv[keep], [alltrees[i] for i in keep], alln[keep])
 
+    def _caps(self, ub):
+        """Return the task's caps with the first component kept strictly below ``ub``."""
+        caps = self.task.caps.copy()
+        caps[0] = min(caps[0], np.nextafter(ub, -INF))
+        return caps
+
     # -- depth two ---------------------------------------------------------
-    def _depth_two(self, ids, path, n):
+    def _depth_two(self, ids, path, n, ub):
         """Solve depth ≤ 2 with the pair-count solver; cache budgets (1,1), (2,2), (2,3) (§3.5).
 
         Counts cover every feature (those on the path are constant here, so the
@@ -296,7 +329,7 @@ class Solver:
                                                 self.min_leaf, n)
             out = tuple(x for t in range(3) for x in (values[t:t + 1, None], codes[t:t + 1]))
         else:
-            out = depth2.solve(self.task.L, S, C, tot, len(ids), self.task.caps, root_cost, child_cost,
+            out = depth2.solve(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
                                self.min_leaf, n)
         result = None
         for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
@@ -304,7 +337,7 @@ class Solver:
                 break
             trees = [decode(code, free) for code in codes]
             front = Front(values, trees, np.array([count_nodes(t) for t in trees], dtype=np.int64))
-            self._store(self._keys(ids, path, d, budget), (True, front))
+            self._store(self._keys(ids, path, d, budget), self._entry(front, INF if self.scalar else ub))
             result = front
         return result
 

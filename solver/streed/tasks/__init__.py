@@ -47,6 +47,10 @@ class Task:
     similarity : bool
         Whether the similarity lower bound is allowed (App. B: subtraction, no
         constraint, context independent, per-instance additive).
+    root_scalar : bool
+        The reported point is the feasible one with the smallest first
+        component, so the root may prune on that component alone (the
+        ref-impl's root relaxation; the root front then keeps only such points).
     test_cost : TestCosts or None
         Feature costs (cost-sensitive, Eq. 9); ``None`` means branching is free.
     select : callable
@@ -64,6 +68,7 @@ class Task:
     labels: list
     kind: str = "classification"
     similarity: bool = True
+    root_scalar: bool = False
     test_cost: object = None
     select: Callable = field(default=lambda values: int(np.argmin(values[:, 0])))
     objective: Callable = field(default=lambda value: float(value[0]))

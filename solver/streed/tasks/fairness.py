@@ -53,5 +53,5 @@ def make(problem, config):
 
     return Task(
         name=config["task"], A=A, L=L, caps=np.array([np.inf, cap, cap]), labels=list(problem.classes),
-        similarity=False, objective=lambda v: float(v[0]) / total, describe=describe,
+        similarity=False, root_scalar=True, objective=lambda v: float(v[0]) / total, describe=describe,
     )
