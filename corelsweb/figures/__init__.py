@@ -10,6 +10,7 @@ a builder here, not editing templates.
 
 from corelsweb.figures.classification import confusion_figure
 from corelsweb.figures.corels import queue_length_figure, remaining_space_figure
+from corelsweb.figures.streed import streed_panels as _streed_panels
 from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
@@ -81,7 +82,11 @@ def corels_panels(result):
     return panels
 
 
-PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels, corels_panels]
+def streed_panels(result):
+    return _streed_panels(result, panel)
+
+
+PANEL_BUILDERS = [confusion_panels, survival_panels, streed_panels, trace_panels, corels_panels]
 
 
 def panels_for_result(result):

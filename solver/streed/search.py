@@ -120,6 +120,12 @@ class STreeDSearch:
         value, _ = self.chosen()
         out = {"task": self.task.name, "value": self.task.describe(value), "depth": self.depth,
                "max_nodes": self.max_nodes}
+        if self.task.kind == "policy":
+            leaves = self.task.leaf_values(self.task.A.sum(axis=0))
+            out["constant_policies"] = {name: self.task.describe(leaves[k])["policy_value"]
+                                        for k, name in enumerate(self.task.labels)}
+        if self.config["task"] in ("demographic_parity", "equality_of_opportunity"):
+            out["delta"] = float(self.config["delta"])
         if self.task.p > 1:
             front = self._current()
             order = np.argsort(front.values[:, 0], kind="stable")[:FRONT_POINTS_MAX]
