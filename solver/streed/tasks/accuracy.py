@@ -16,6 +16,8 @@ def make(problem, config):
     K = problem.n_classes
     L = (1.0 - np.eye(K))[:, None, :]  # label k costs every row of another class
     total = float(problem.weights.sum())
+    if not total > 0:
+        raise ValueError("the sample weights sum to zero")
     return Task(
         name="accuracy", A=one_hot(problem), L=L, caps=np.array([np.inf]), labels=list(problem.classes),
         objective=lambda v: float(v[0]) / total,

@@ -30,6 +30,8 @@ def make(problem, config, costs=None, misclassification=None):
         costs = TestCosts(full, full, attributes(problem), np.full(problem.n_features, -1))
     L = M.T[:, None, :]  # label k̂ costs M[k][k̂] per row of class k
     total = float(problem.weights.sum())
+    if not total > 0:
+        raise ValueError("the sample weights sum to zero")
     return Task(
         name="cost_sensitive", A=one_hot(problem), L=L, caps=np.array([np.inf]), labels=list(problem.classes),
         similarity=False, test_cost=costs,
