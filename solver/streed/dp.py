@@ -82,6 +82,8 @@ class Solver:
                          "similarity_prunes": 0, "splits": 0}
         self.incumbent = None  # the root's best front so far (anytime)
         self.counted = []  # the last two (ids, S, C, tot) of the depth-two solver
+        m = self.X.shape[1]
+        self.free_costs = (np.zeros(m), np.zeros((m, m)))  # branching is free unless the task has test costs
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -149,7 +151,7 @@ class Solver:
         """Similarity lower bound (Eq. 45 with erratum 9): subtract the worst case of every removed row."""
         best = None
         for cached_ids, values in self.archive.get((d, n), ()):
-            removed = np.setdiff1d(cached_ids, ids, assume_unique=True)
+            removed = depth2.sorted_difference(cached_ids, ids)
             if 2 * len(removed) > len(ids):
                 continue  # the ref-impl's cut-off: too different to help
             bound = np.maximum(values - self.worst[removed].sum(axis=0), 0.0)
@@ -322,8 +324,7 @@ class Solver:
             root_cost = self.task.test_cost.costs(measured, free)
             child_cost = self.task.test_cost.child_costs(measured, free)
         else:
-            q = len(free)
-            root_cost, child_cost = np.zeros(q), np.zeros((q, q))
+            root_cost, child_cost = self.free_costs
         if self.scalar and not np.isfinite(self.task.caps).any():
             values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
                                                 self.min_leaf, n)
