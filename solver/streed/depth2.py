@@ -325,3 +325,61 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
                     else:
                         codes[t, 4], codes[t, 5], codes[t, 6] = NONE, rk, NONE
     return values, codes
+
+
+@numba.njit(cache=True)
+def _child(values, codes, leaf, leaf_label, budget):
+    # Optimum and depth-two code of a child with node budget `budget` (0: its best leaf).
+    if budget == 0:
+        code = np.full(7, NONE, dtype=np.int64)
+        code[2] = leaf_label
+        return leaf, code
+    return values[min(budget, 3) - 1], codes[min(budget, 3) - 1]
+
+
+@numba.njit(cache=True)
+def solve_depth_three(X, ids, A, L, min_leaf, budget):
+    """Scalar fast path for a node of depth budget 3: every root split's two depth-two children in one kernel.
+
+    The smaller child is counted and the larger one is the parent's pair sums
+    minus it (§3.6, incremental counts). Only for one component, no
+    constraint and free branching (accuracy, policy); ``budget`` ≤ 7.
+    Returns ``(value, f, left_code (7,), right_code (7,), leaf_label)`` with
+    ``f = -1`` when the best tree is the leaf ``leaf_label``.
+    """
+    q = X.shape[1]
+    S, C, tot = count_pairs(X, ids, A)
+    best, label = _best_leaf(L, tot)
+    best_f = NONE
+    best_lc = np.full(7, NONE, dtype=np.int64)
+    best_rc = np.full(7, NONE, dtype=np.int64)
+    zero_root, zero_child = np.zeros(q), np.zeros((q, q))
+    N = ids.shape[0]
+    mask = np.empty(N, dtype=np.bool_)
+    for f in range(q):
+        n1 = C[f, f]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        for i in range(N):
+            mask[i] = X[ids[i], f] == 1
+        small_right = n1 <= N - n1
+        small = ids[mask] if small_right else ids[~mask]
+        Ss, Cs, ts = count_pairs(X, small, A)
+        Sb, Cb, tb = S - Ss, C - Cs, tot - ts
+        vs, cs = solve_scalar(L, Ss, Cs, ts, small.shape[0], zero_root, zero_child, min_leaf, 3)
+        vb, cb = solve_scalar(L, Sb, Cb, tb, N - small.shape[0], zero_root, zero_child, min_leaf, 3)
+        leaf_s, label_s = _best_leaf(L, ts)
+        leaf_b, label_b = _best_leaf(L, tb)
+        for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
+            n_right = budget - 1 - n_left
+            if small_right:
+                a, ca = _child(vb, cb, leaf_b, label_b, n_left)
+                b, cb_ = _child(vs, cs, leaf_s, label_s, n_right)
+            else:
+                a, ca = _child(vs, cs, leaf_s, label_s, n_left)
+                b, cb_ = _child(vb, cb, leaf_b, label_b, n_right)
+            if a + b < best:
+                best, best_f = a + b, f
+                best_lc[:] = ca
+                best_rc[:] = cb_
+    return best, best_f, best_lc, best_rc, label

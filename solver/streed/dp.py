@@ -78,12 +78,14 @@ class Solver:
         self.use_dataset = bool(config.get("use_dataset_caching", True))
         self.worst = task.worst if self.use_sim else None
         self.branch_cache, self.dataset_cache, self.archive = {}, {}, {}
-        self.counters = {"subproblems": 0, "depth_two_calls": 0, "cache_hits": 0, "bound_prunes": 0,
+        self.counters = {"subproblems": 0, "depth_two_calls": 0, "depth_three_calls": 0, "cache_hits": 0, "bound_prunes": 0,
                          "similarity_prunes": 0, "splits": 0}
         self.incumbent = None  # the root's best front so far (anytime)
         self.counted = []  # the last two (ids, S, C, tot) of the depth-two solver
         m = self.X.shape[1]
-        self.free_costs = (np.zeros(m), np.zeros((m, m)))  # branching is free unless the task has test costs
+        self.free_costs = (np.zeros(m), np.zeros((m, m)))
+        # One component, no constraint, free branching: depth-three nodes go to one kernel.
+        self.simple = self.scalar and task.test_cost is None and not np.isfinite(task.caps).any()  # branching is free unless the task has test costs
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -193,6 +195,9 @@ class Solver:
         self.counters["subproblems"] += 1
         if self.use_d2 and d <= 2:
             result = self._depth_two(ids, path, n, ub)
+            yield
+        elif self.use_d2 and d == 3 and self.simple:
+            result = self._depth_three(ids, n)
             yield
         else:
             result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
@@ -363,6 +368,16 @@ class Solver:
         depth2.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
         self.counted[best] = (ids, S, C, tot)
         return S, C, tot
+
+
+    def _depth_three(self, ids, n):
+        """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel."""
+        self.counters["depth_three_calls"] += 1
+        value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
+                                                               self.min_leaf, n)
+        free = np.arange(self.X.shape[1])
+        tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
+        return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
 
 
 def decode(code, free):
