@@ -83,8 +83,33 @@ def leaf_front(L, s, caps):
             for r in range(s.shape[0]):
                 acc += L[k, j, r] * s[r]
             values[k, j] = acc
-    keep = pareto(values, np.zeros(K, dtype=np.int64), caps)
-    return values[keep], keep
+    # opt over at most K values: drop infeasible ones and those weakly dominated by another (earlier wins ties).
+    keep = np.empty(K, dtype=np.int64)
+    n = 0
+    for k in range(K):
+        ok = True
+        for j in range(p):
+            if values[k, j] > caps[j]:
+                ok = False
+        for other in range(K):
+            if not ok:
+                break
+            if other == k:
+                continue
+            worse = False
+            equal = True
+            for j in range(p):
+                if values[other, j] > values[k, j] or values[other, j] > caps[j]:
+                    worse = True
+                    break
+                if values[other, j] != values[k, j]:
+                    equal = False
+            if not worse and (not equal or other < k):
+                ok = False
+        if ok:
+            keep[n] = k
+            n += 1
+    return values[keep[:n]], keep[:n]
 
 
 @numba.njit(cache=True)

@@ -298,13 +298,14 @@ class Solver:
         if len(tr) == 0:
             return best
         values, pairs = fronts.merge(tl.values, tr.values, extra, caps)
-        trees = [(f, tl.trees[a], tr.trees[b]) for a, b in pairs]
         nodes = 1 + tl.nodes[pairs[:, 0]] + tr.nodes[pairs[:, 1]]
         allv = np.vstack([best.values, values])
         alln = np.concatenate([best.nodes, nodes])
         keep = fronts.pareto(allv, alln, self.task.caps)
-        alltrees = best.trees + trees
-        return Front(allv[keep], [alltrees[i] for i in keep], alln[keep])
+        old = len(best)
+        trees = [best.trees[i] if i < old else (f, tl.trees[pairs[i - old, 0]], tr.trees[pairs[i - old, 1]])
+                 for i in keep]
+        return Front(allv[keep], trees, alln[keep])
 
     def _caps(self, ub):
         """Return the task's caps with the first component kept strictly below ``ub``."""

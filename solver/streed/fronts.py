@@ -41,6 +41,25 @@ def strictly_dominates(u, v):
 
 
 @numba.njit(cache=True)
+def _pareto_2d(values, nodes, caps):
+    # Two components: sort by (first, second, nodes) and sweep, keeping strictly falling second components.
+    order = np.argsort(nodes, kind="mergesort")
+    order = order[np.argsort(values[order, 1], kind="mergesort")]
+    order = order[np.argsort(values[order, 0], kind="mergesort")]
+    keep = np.empty(values.shape[0], dtype=np.int64)
+    count = 0
+    lowest = np.inf
+    for i in order:
+        if values[i, 0] > caps[0] or values[i, 1] > caps[1]:
+            continue
+        if values[i, 1] < lowest:
+            lowest = values[i, 1]
+            keep[count] = i
+            count += 1
+    return keep[:count]
+
+
+@numba.njit(cache=True)
 def pareto(values, nodes, caps):
     """Return the indices of ``opt(values)`` (Eq. 5): feasible, not weakly dominated by an earlier kept point.
 
@@ -49,6 +68,8 @@ def pareto(values, nodes, caps):
     values, the tree with fewer branching nodes is kept (spec §3.1).
     """
     k = values.shape[0]
+    if values.shape[1] == 2:
+        return _pareto_2d(values, nodes, caps)
     by_nodes = np.argsort(nodes, kind="mergesort")
     total = values[by_nodes].sum(axis=1)
     order = by_nodes[np.argsort(total, kind="mergesort")]
