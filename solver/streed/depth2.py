@@ -366,8 +366,9 @@ def _child(values, codes, leaf, leaf_label, budget):
 def solve_depth_three(X, ids, A, L, min_leaf, budget):
     """Scalar fast path for a node of depth budget 3: every root split's two depth-two children in one kernel.
 
-    The smaller child is counted and the larger one is the parent's pair sums
-    minus it (§3.6, incremental counts). Only for one component, no
+    The left child's pair sums are updated from the previous split's when few
+    rows move, else the smaller child is counted; the other child is the
+    parent's sums minus them (§3.6, incremental counts). Only for one component, no
     constraint and free branching (accuracy, policy); ``budget`` ≤ 7.
     Returns ``(value, f, left_code (7,), right_code (7,), leaf_label)`` with
     ``f = -1`` when the best tree is the leaf ``leaf_label``.
@@ -381,30 +382,38 @@ def solve_depth_three(X, ids, A, L, min_leaf, budget):
     zero_root, zero_child = np.zeros(q), np.zeros((q, q))
     N = ids.shape[0]
     mask = np.empty(N, dtype=np.bool_)
+    previous = np.zeros(N, dtype=np.bool_)
+    have_previous = False
+    Sl, Cl, tl = S, C, tot  # counts of the left child (x_f = 0) of the last split counted
     for f in range(q):
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
+        changed = 0
         for i in range(N):
             mask[i] = X[ids[i], f] == 1
-        small_right = n1 <= N - n1
-        small = ids[mask] if small_right else ids[~mask]
-        Ss, Cs, ts = count_pairs(X, small, A)
-        Sb, Cb, tb = S - Ss, C - Cs, tot - ts
-        vs, cs = solve_scalar(L, Ss, Cs, ts, small.shape[0], zero_root, zero_child, min_leaf, 3)
-        vb, cb = solve_scalar(L, Sb, Cb, tb, N - small.shape[0], zero_root, zero_child, min_leaf, 3)
-        leaf_s, label_s = _best_leaf(L, ts)
-        leaf_b, label_b = _best_leaf(L, tb)
+            changed += mask[i] != previous[i]
+        if have_previous and changed < min(n1, N - n1):
+            # Neighbouring features (thresholds of one column) move few rows: update the left child in place.
+            add_pairs(X, ids[previous & ~mask], A, 1, Sl, Cl, tl)
+            add_pairs(X, ids[~previous & mask], A, -1, Sl, Cl, tl)
+        elif n1 <= N - n1:
+            Sr, Cr, tr = count_pairs(X, ids[mask], A)
+            Sl, Cl, tl = S - Sr, C - Cr, tot - tr
+        else:
+            Sl, Cl, tl = count_pairs(X, ids[~mask], A)
+        previous[:] = mask
+        have_previous = True
+        Sr, Cr, tr = S - Sl, C - Cl, tot - tl
+        vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
+        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
+        leaf_l, label_l = _best_leaf(L, tl)
+        leaf_r, label_r = _best_leaf(L, tr)
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
-            n_right = budget - 1 - n_left
-            if small_right:
-                a, ca = _child(vb, cb, leaf_b, label_b, n_left)
-                b, cb_ = _child(vs, cs, leaf_s, label_s, n_right)
-            else:
-                a, ca = _child(vs, cs, leaf_s, label_s, n_left)
-                b, cb_ = _child(vb, cb, leaf_b, label_b, n_right)
+            a, ca = _child(vl, cl, leaf_l, label_l, n_left)
+            b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
             if a + b < best:
                 best, best_f = a + b, f
                 best_lc[:] = ca
-                best_rc[:] = cb_
+                best_rc[:] = cb
     return best, best_f, best_lc, best_rc, label
