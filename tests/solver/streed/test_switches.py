@@ -65,3 +65,33 @@ def test_trace_is_valid_and_anytime_result_has_a_status(data):
     assert_bound_trace_valid(stopped.trace, stopped.status)
     assert stopped.objective >= result.objective and stopped.lower_bound <= result.objective
     assert stopped.model.n_nodes >= 1
+
+
+def test_a_time_limit_returns_the_best_tree_so_far():
+    # Check the anytime result: status time_limit, a valid trace, an objective no better than the optimum.
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, (400, 14))
+    y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ (rng.random(400) < 0.1)).astype(np.int64)
+    problem = make_problem(X, y)
+    params = {"task": "f1", "max_depth": 4}
+    stopped = api.solve(problem, "streed", params, api.Limits(time_limit=0.05))
+    assert stopped.status == "time_limit"
+    assert_bound_trace_valid(stopped.trace, stopped.status)
+    best = api.solve(problem, "streed", {"task": "f1", "max_depth": 4})
+    assert stopped.objective >= best.objective - 1e-12 and stopped.lower_bound <= best.objective
+
+
+@pytest.mark.parametrize("task", ["accuracy", "f1"])
+def test_the_optimum_never_gets_worse_with_more_depth_or_nodes(data, task):
+    # Check §7.3: the optimum is non-increasing in d and n, and n > 2^d − 1 equals n = 2^d − 1.
+    problem, _ = problems(data)[task]
+    values = {}
+    for depth in (1, 2, 3):
+        for nodes in range(0, 2 ** depth + 1):
+            values[depth, nodes] = run(problem, {"task": task, "max_depth": depth, "max_nodes": nodes}).upper_bound
+    for (depth, nodes), value in values.items():
+        if (depth, nodes + 1) in values:
+            assert values[depth, nodes + 1] <= value + 1e-12
+        if (depth + 1, nodes) in values:
+            assert values[depth + 1, nodes] <= value + 1e-12
+    assert values[2, 4] == values[2, 3] and values[3, 8] == values[3, 7]
