@@ -130,8 +130,19 @@ def _survival(model, problem):
     return tree_metrics(model, problem.X, problem.event, problem.time)
 
 
+def _policy(model, problem):
+    """Return how often the policy agrees with the historic treatment, and the mean outcome where it does."""
+    if problem.treatment is None:
+        return {}
+    agree = model.predict(problem.X) == problem.treatment
+    out = {"n_samples": int(problem.n_samples), "agreement": float(agree.mean())}
+    if problem.outcome is not None and agree.any():
+        out["mean_outcome_where_agreeing"] = float(problem.outcome[agree].mean())
+    return out
+
+
 # Metrics per model kind; survival and policy entries come with their solvers.
-EVALUATORS = {"classification": _classification, "survival": _survival}
+EVALUATORS = {"classification": _classification, "survival": _survival, "policy": _policy}
 
 
 def evaluate(model, problem):

@@ -357,3 +357,117 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
         super().fit(X, y, sample_weight=sample_weight)
         self.tree_ = self.model_
         return self
+
+
+class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
+    """STreeD: the optimal tree of a given depth (and node budget) for a separable objective.
+
+    ``task`` is ``accuracy``, ``cost_sensitive`` (misclassification plus the
+    test costs given to ``fit`` as ``feature_cost``, one per column of X; the
+    binary features of one column pay once), ``f1`` (best F1 over the front of
+    false negatives and false positives), ``demographic_parity`` or
+    ``equality_of_opportunity`` (fewest errors with discrimination at most
+    ``delta``; ``fit`` then needs ``group``, 0/1 per row). Other parameters are
+    the registry's (``solver/streed/params.py``). ``front_`` holds the root
+    front of F1 and fairness fits (values and a tree per point).
+    """
+
+    algorithm = "streed"
+
+    def __init__(self, *, task="accuracy", max_depth=3, max_nodes=None, min_samples_leaf=1, delta=0.01,
+                 teacher="doubly_robust", use_depth_two_solver=True, use_upper_bound=True, use_lower_bound=True,
+                 use_similarity_lower_bound=True, use_dataset_caching=True, use_branch_caching=False,
+                 time_limit=None, node_limit=None, binarize="quantile:16"):
+        self.task = task
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.delta = delta
+        self.teacher = teacher
+        self.use_depth_two_solver = use_depth_two_solver
+        self.use_upper_bound = use_upper_bound
+        self.use_lower_bound = use_lower_bound
+        self.use_similarity_lower_bound = use_similarity_lower_bound
+        self.use_dataset_caching = use_dataset_caching
+        self.use_branch_caching = use_branch_caching
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
+
+    def fit(self, X, y, sample_weight=None, group=None, feature_cost=None):
+        """Fit the tree; return ``self``."""
+        if self.task == "policy":
+            raise ValueError("For policy trees use STreeDPolicyTree.")
+        if y is not None and len(np.unique(np.asarray(y))) < 2:
+            raise ValueError("STreeD needs two classes to learn from; y has one class.")
+        self._group, self._feature_cost = group, feature_cost
+        super().fit(X, y, sample_weight)
+        self.tree_ = self.model_
+        self.front_ = self.result_.extras.get("front")
+        return self
+
+    def _problem(self, X, y, sample_weight, names):
+        names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
+        table = Table({name: X[:, j] for j, name in enumerate(names)})
+        table.columns["__label__"] = np.array([_label_text(v) for v in y], dtype=object)
+        roles = {"label": "__label__"}
+        if self._group is not None:
+            group = np.asarray(self._group)
+            if group.shape != (X.shape[0],) or not np.isin(group, (0, 1)).all():
+                raise ValueError("group must hold 0 or 1 for every row of X.")
+            table.columns["__group__"] = group.astype(np.float64)
+            roles["group"] = "__group__"
+        if self._feature_cost is not None:
+            costs = np.asarray(self._feature_cost, dtype=np.float64)
+            if costs.shape != (X.shape[1],):
+                raise ValueError("feature_cost needs one cost per column of X.")
+            roles["feature_cost"] = dict(zip(names, costs.tolist()))
+        problem = make_problem(table, Roles(**roles), self.binarize)
+        if sample_weight is not None:
+            problem = Problem(**{**problem.__dict__, "sample_weight": np.asarray(sample_weight, dtype=np.float64)})
+        return problem
+
+
+class STreeDPolicyTree(BaseEstimator):
+    """STreeD prescriptive policy tree: assigns the treatment with the highest estimated outcome (App. D).
+
+    ``fit(X, treatment, outcome)``; ``teacher`` scores each row and treatment
+    (``direct``, ``ipw``, ``doubly_robust``). ``predict`` returns treatments.
+    """
+
+    def __init__(self, *, max_depth=3, max_nodes=None, min_samples_leaf=1, teacher="doubly_robust",
+                 time_limit=None, node_limit=None, binarize="quantile:16"):
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.teacher = teacher
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
+
+    def fit(self, X, treatment, outcome):
+        """Fit the policy tree; return ``self``."""
+        names = _feature_names(X)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
+        names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
+        self.feature_names_in_ = np.asarray(names, dtype=object)
+        table = Table({name: X[:, j] for j, name in enumerate(names)})
+        table.columns["__treatment__"] = np.array([_label_text(v) for v in np.asarray(treatment)], dtype=object)
+        table.columns["__outcome__"] = np.asarray(outcome, dtype=np.float64)
+        problem = make_problem(table, Roles(treatment="__treatment__", outcome="__outcome__"), self.binarize)
+        params = {"task": "policy", "max_depth": self.max_depth, "max_nodes": self.max_nodes,
+                  "min_samples_leaf": self.min_samples_leaf, "teacher": self.teacher}
+        self.result_ = solve(problem, "streed", params, Limits(time_limit=self.time_limit, node_limit=self.node_limit))
+        self.model_ = self.tree_ = self.result_.model
+        self.treatments_ = list(problem.treatments)
+        self.policy_value_ = self.result_.extras["value"]["policy_value"]
+        self.optimal_ = self.result_.optimal
+        return self
+
+    def predict(self, X):
+        """Return the assigned treatment (as text) of every row."""
+        check_is_fitted(self, "model_")
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
+        table = {name: X[:, j] for j, name in enumerate(self.feature_names_in_)}
+        index = self.model_.predict(self.model_.binarize(table))
+        return np.array([self.model_.classes[i] for i in index], dtype=object)

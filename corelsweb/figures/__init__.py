@@ -11,6 +11,7 @@ a builder here, not editing templates.
 from corelsweb.figures.classification import confusion_figure
 from corelsweb.figures.corels import queue_length_figure, remaining_space_figure
 from corelsweb.figures.roc import roc_hull_figure
+from corelsweb.figures.streed import streed_panels as _streed_panels
 from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
@@ -94,7 +95,11 @@ def roc_panels(result):
     return [panel("roc", "ROC convex hull of the tree", figure, note=note)]
 
 
-PANEL_BUILDERS = [confusion_panels, survival_panels, trace_panels, corels_panels, roc_panels]
+def streed_panels(result):
+    return _streed_panels(result, panel)
+
+
+PANEL_BUILDERS = [confusion_panels, roc_panels, survival_panels, streed_panels, trace_panels, corels_panels]
 
 
 def panels_for_result(result):

@@ -1,0 +1,118 @@
+"""STreeD pictures: the root Pareto front (F1, fairness) with a tree per point, and the policy value.
+
+The front's trees come from ``Result.extras["front"]`` (one model per point);
+the tree panel switches between them with a drop-down, so every point's tree
+is one click away.
+"""
+
+from corelsweb.figures.common import base_layout, esc, figure
+from corelsweb.figures.tree import tree_figure
+
+MAX_TREES = 40  # trees offered in the selector (spread along the front, the chosen one always included)
+
+
+def _axes(extras):
+    if extras["task"] == "f1":
+        return "FN", "FP", "False negatives", "False positives"
+    return "misclassifications", "discrimination", "Misclassifications", "Discrimination (training)"
+
+
+def point_text(extras, point):
+    """Return the escaped description of one front point."""
+    values = point["values"]
+    parts = [f"{esc(k)}={v:.4g}" for k, v in values.items()]
+    return ", ".join(parts) + (" (reported)" if point.get("chosen") else "")
+
+
+def front_figure(extras):
+    """Return the scatter of the root front: (FN, FP) for F1, (errors, discrimination) for fairness."""
+    xkey, ykey, xtitle, ytitle = _axes(extras)
+    points = sorted(extras["front"], key=lambda p: (p["values"][xkey], p["values"][ykey]))
+    xs = [p["values"][xkey] for p in points]
+    ys = [p["values"][ykey] for p in points]
+    text = [point_text(extras, p) for p in points]
+    data = [{"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers" if extras["task"] == "f1" else "markers",
+             "line": {"shape": "hv", "color": "#adb5bd"}, "marker": {"size": 7, "color": "#1f77b4"},
+             "hovertext": text, "hoverinfo": "text", "name": "front"}]
+    chosen = [p for p in points if p.get("chosen")]
+    if chosen:
+        c = chosen[0]
+        data.append({"type": "scatter", "x": [c["values"][xkey]], "y": [c["values"][ykey]], "mode": "markers",
+                     "marker": {"size": 14, "color": "#d62728", "symbol": "star"}, "name": "reported tree",
+                     "hovertext": [point_text(extras, c)], "hoverinfo": "text"})
+    shapes = []
+    if extras["task"] != "f1" and extras.get("delta") is not None:
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": extras["delta"],
+                       "y1": extras["delta"], "line": {"dash": "dash", "color": "#d62728"}})
+    layout = base_layout(height=380, xaxis={"title": {"text": xtitle}}, yaxis={"title": {"text": ytitle}},
+                         shapes=shapes, hovermode="closest", legend={"orientation": "h"})
+    return figure(data, layout)
+
+
+def pick_points(points, limit=MAX_TREES):
+    """Return the indices of at most ``limit`` points spread along the front, the reported one included."""
+    n = len(points)
+    if n <= limit:
+        return list(range(n))
+    step = (n - 1) / (limit - 1)
+    chosen = {round(i * step) for i in range(limit)}
+    chosen |= {i for i, p in enumerate(points) if p.get("chosen")}
+    return sorted(chosen)
+
+
+def front_trees_figure(extras):
+    """Return one figure holding the trees of the front points, with a drop-down to switch between them."""
+    points = extras["front"]
+    picked = pick_points(points)
+    data, buttons, start = [], [], 0
+    figures = [tree_figure(points[i]["model"]) for i in picked]
+    counts = [len(f["data"]) for f in figures]
+    shown = next((k for k, i in enumerate(picked) if points[i].get("chosen")), 0)
+    for k, (i, fig) in enumerate(zip(picked, figures)):
+        for trace in fig["data"]:
+            data.append({**trace, "visible": k == shown})
+        visible = [False] * sum(counts)
+        visible[start:start + counts[k]] = [True] * counts[k]
+        start += counts[k]
+        layout = fig["layout"]
+        buttons.append({"method": "update", "label": point_text(extras, points[i]),
+                        "args": [{"visible": visible}, {"annotations": layout["annotations"],
+                                                         "xaxis.range": layout["xaxis"]["range"],
+                                                         "yaxis.range": layout["yaxis"]["range"],
+                                                         "height": layout["height"] + 60}]})
+    base = figures[shown]["layout"]
+    layout = {**base, "height": base["height"] + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+              "updatemenus": [{"type": "dropdown", "buttons": buttons, "active": shown, "x": 0, "y": 1.12,
+                               "xanchor": "left", "yanchor": "top"}]}
+    return figure(data, layout)
+
+
+def policy_figure(extras):
+    """Return bars of the tree's policy value next to treating everyone alike."""
+    constant = extras.get("constant_policies") or {}
+    names = ["tree"] + [f"all {esc(k)}" for k in constant]
+    values = [extras["value"]["policy_value"]] + list(constant.values())
+    data = [{"type": "bar", "x": names, "y": values, "marker": {"color": ["#2ca02c"] + ["#adb5bd"] * len(constant)},
+             "hovertemplate": "%{x}: %{y:.4g}<extra></extra>"}]
+    layout = base_layout(height=320, yaxis={"title": {"text": "Estimated total outcome (teacher scores)"}})
+    return figure(data, layout)
+
+
+def streed_panels(result, panel):
+    """Return the STreeD panels of a stored result dict (``panel`` builds one panel dict)."""
+    extras = result.get("extras") or {}
+    if result.get("algorithm") != "streed" or not extras.get("task"):
+        return []
+    out = []
+    if extras.get("front"):
+        note = ("Every tree on the root front of (false negatives, false positives); the reported one has the best F1."
+                if extras["task"] == "f1" else
+                "Trees found at the root; the reported one has the fewest errors with discrimination ≤ δ. "
+                "With the upper bound on, the root prunes on errors alone, so this is not the whole front.")
+        out.append(panel("streed-front", "Pareto front at the root", front_figure(extras), note=note))
+        out.append(panel("streed-front-trees", "Tree of a front point (choose it above the tree)",
+                         front_trees_figure(extras), wide=True))
+    if extras["task"] == "policy" and extras.get("value"):
+        out.append(panel("streed-policy", "Policy value (training, teacher scores)", policy_figure(extras),
+                         note=f"Teacher: {esc(result.get('params', {}).get('teacher', ''))}."))
+    return out

@@ -1,0 +1,32 @@
+# Check the run page of STreeD results: the F1 front and its trees, and the policy panel.
+from corelsweb.datasets.services import load_problem
+from corelsweb.runs.models import Run
+from corelsweb.runs.services import finish_with_result
+from solver import solve
+from tests.factories import make_dataset, make_run
+
+CSV = b"a,b,c,label\n" + b"".join(
+    f"{i % 2},{(i // 2) % 2},{(i // 4) % 3},{int((i % 2) ^ ((i // 2) % 2) or i % 7 == 0)}\n".encode() for i in range(60)
+)
+
+
+def make_streed_run(owner, params):
+    dataset = make_dataset(owner, data=CSV, name="xor")
+    run = make_run(owner, dataset, status=Run.Status.RUNNING, algorithm="streed", params=params)
+    result = solve(load_problem(run.dataset), "streed", run.params)
+    finish_with_result(run.pk, result)
+    run.refresh_from_db()
+    return run, result
+
+
+def test_an_f1_run_shows_the_front_and_a_tree_per_point(alice_client, alice):
+    run, result = make_streed_run(alice, {"task": "f1", "max_depth": 2})
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert result.status == "optimal"
+    assert "Pareto front at the root" in page and "fig-streed-front-trees" in page
+    assert "fig-trace" in page
+
+
+def test_charlie_cannot_see_a_streed_run(alice, charlie_client):
+    run, _ = make_streed_run(alice, {"task": "accuracy", "max_depth": 2})
+    assert charlie_client.get(run.get_absolute_url()).status_code == 404

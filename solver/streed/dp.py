@@ -1,0 +1,391 @@
+"""The STreeD recursion (spec §1.7, §3.7; Eq. 8 with node limits, Eq. 47), resumable.
+
+``Solver.solve`` is a generator: it yields after every unit of work (a
+depth-two solve or a branching node's split), so the search object can run
+it for a bounded number of steps and return to the driver (spec §10:
+"recursion in chunks"). Its value (``StopIteration.value``) is a ``Front``.
+
+Semantics: ``T(s, d, n)`` is the front of all feasible trees of depth ≤ d
+with ≤ n branching nodes — leaves are candidates at every node (erratum 4).
+For one component (total order) the call takes an upper bound ``ub`` and
+returns the optimum only if it is ``< ub`` (else nothing: a proof that the
+optimum is ``≥ ub``, cached as a lower bound, §3.3 source 2). Fronts
+(F1, fairness) are always solved completely, so a cached front is complete
+for every later caller (the safe option (b) of the §3.5 caution); there the
+upper bound is the node's own current front, which prunes a split whose
+merged lower bound it strictly dominates everywhere (§3.3 prune test).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.streed import depth2, fronts
+
+INF = float("inf")
+
+
+@dataclass
+class Front:
+    """Values (m, p), one tree per value (nested tuples: ``(label,)`` or ``(feature, left, right)``) and node counts."""
+
+    values: np.ndarray
+    trees: list
+    nodes: np.ndarray
+
+    def __len__(self):
+        return len(self.trees)
+
+    def take(self, keep):
+        return Front(self.values[keep], [self.trees[i] for i in keep], self.nodes[keep])
+
+
+def empty(p):
+    return Front(np.empty((0, p)), [], np.empty(0, dtype=np.int64))
+
+
+def count_nodes(tree):
+    return 0 if len(tree) == 1 else 1 + count_nodes(tree[1]) + count_nodes(tree[2])
+
+
+class Solver:
+    """The DP over one task and one binary matrix.
+
+    Parameters
+    ----------
+    task : Task
+    X : array of uint8, shape (n, m)
+    config : dict
+        Cleaned parameters (``use_*`` switches, ``min_samples_leaf``).
+    """
+
+    def __init__(self, task, X, config):
+        self.task = task
+        self.X = np.ascontiguousarray(X, dtype=np.uint8)
+        self.columns = [np.ascontiguousarray(self.X[:, f]).astype(bool) for f in range(self.X.shape[1])]
+        self.p = task.p
+        self.scalar = self.p == 1
+        self.min_leaf = int(config.get("min_samples_leaf", 1))
+        self.use_ub = bool(config.get("use_upper_bound", True))
+        self.use_lb = bool(config.get("use_lower_bound", True))
+        self.use_d2 = bool(config.get("use_depth_two_solver", True))
+        # Sound only when every tree of the smaller dataset stays a candidate of the larger one (min leaf 1).
+        self.use_sim = (bool(config.get("use_similarity_lower_bound", True)) and task.similarity and self.use_lb
+                        and self.min_leaf == 1)
+        self.use_branch = bool(config.get("use_branch_caching", False))
+        self.use_dataset = bool(config.get("use_dataset_caching", True))
+        self.worst = task.worst if self.use_sim else None
+        self.branch_cache, self.dataset_cache, self.archive = {}, {}, {}
+        self.counters = {"subproblems": 0, "depth_two_calls": 0, "depth_three_calls": 0, "cache_hits": 0, "bound_prunes": 0,
+                         "similarity_prunes": 0, "splits": 0}
+        self.incumbent = None  # the root's best front so far (anytime)
+        self.counted = []  # the last two (ids, S, C, tot) of the depth-two solver
+        m = self.X.shape[1]
+        self.free_costs = (np.zeros(m), np.zeros((m, m)))
+        # One component, no constraint, free branching: depth-three nodes go to one kernel.
+        self.simple = self.scalar and task.test_cost is None and not np.isfinite(task.caps).any()  # branching is free unless the task has test costs
+
+    # -- cache -------------------------------------------------------------
+    def _keys(self, ids, path, d, n):
+        keys = []
+        if self.use_branch:
+            keys.append((self.branch_cache, (frozenset(path), d, n)))
+        if self.use_dataset:
+            context = self.task.test_cost.context(f for f, _ in path) if self.task.test_cost is not None else None
+            keys.append((self.dataset_cache, (ids.tobytes(), context, d, n)))
+        return keys
+
+    def _lookup(self, keys):
+        for table, key in keys:
+            entry = table.get(key)
+            if entry is not None:
+                return entry
+        return None
+
+    def _store(self, keys, entry):
+        for table, key in keys:
+            table[key] = entry
+
+    # -- bounds ------------------------------------------------------------
+    def _leaves(self, ids):
+        sums = self.task.A[ids].sum(axis=0)
+        values = self.task.leaf_values(sums)
+        keep = fronts.pareto(values, np.zeros(len(values), dtype=np.int64), self.task.caps)
+        return Front(values[keep], [(int(k),) for k in keep], np.zeros(len(keep), dtype=np.int64))
+
+    def lower(self, ids, path, d, n):
+        """Return a lower-bound set (k, p) of T(ids, d, n): every solution is weakly dominated by a point."""
+        n = min(n, 2 ** d - 1)
+        d = min(d, n)
+        if d == 0:
+            return self._leaves(ids).values if len(ids) else np.zeros((1, self.p))
+        if not self.use_lb:
+            return np.zeros((1, self.p))
+        entry = self._lookup(self._keys(ids, path, d, n))
+        if entry is not None:
+            return entry[1]
+        if self.use_sim:
+            bound = self._similarity(ids, d, n)
+            if bound is not None:
+                return bound
+        return np.zeros((1, self.p))
+
+    def _entry(self, front, ub):
+        """Return a cache entry: (front or None, lower-bound set, the bound below which the front is complete).
+
+        A front found under ``ub`` holds every solution with first component
+        below ``ub``; the others are covered by the point (ub, 0, …) (§3.3
+        sources 1–2). A scalar optimum found under any ``ub`` is complete.
+        """
+        floor = np.zeros((1, self.p))
+        floor[0, 0] = ub
+        if front is None:
+            return None, floor, -INF
+        if self.scalar:
+            return front, front.values, INF
+        if ub == INF:
+            return front, front.values, INF
+        return front, np.vstack([front.values, floor]), ub
+
+    def _similarity(self, ids, d, n):
+        """Similarity lower bound (Eq. 45 with erratum 9): subtract the worst case of every removed row."""
+        best = None
+        for cached_ids, values in self.archive.get((d, n), ()):
+            removed = depth2.sorted_difference(cached_ids, ids)
+            if 2 * len(removed) > len(ids):
+                continue  # the ref-impl's cut-off: too different to help
+            bound = np.maximum(values - self.worst[removed].sum(axis=0), 0.0)
+            if best is None or (self.scalar and bound[0, 0] > best[0, 0]):
+                best = bound
+        return best
+
+    def _remember(self, ids, d, n, values):
+        if self.use_sim:
+            entries = self.archive.setdefault((d, n), [])
+            entries.append((ids, values))
+            if len(entries) > 2:
+                entries.pop(0)
+
+    def _below(self, front, ub):
+        if ub == INF or len(front) == 0:
+            return front
+        return front.take([i for i in range(len(front)) if front.values[i, 0] < ub])
+
+    # -- the recursion -----------------------------------------------------
+    def solve(self, ids, path, d, n, ub=INF, root=False):
+        """Generator: the front of T(ids, d, n) restricted to first component ``< ub`` (scalar: the optimum if ``< ub``)."""
+        n = min(n, 2 ** d - 1)
+        d = min(d, n)  # erratum 3: a tree with n branching nodes has depth ≤ n
+        leaves = self._leaves(ids)
+        if root:
+            self.incumbent = leaves
+        if d == 0:
+            return self._below(leaves, ub)
+        keys = self._keys(ids, path, d, n)
+        entry = self._lookup(keys)
+        if entry is not None and entry[0] is not None and entry[2] >= ub:
+            self.counters["cache_hits"] += 1
+            return self._below(entry[0], ub)
+        lb = self.lower(ids, path, d, n) if self.use_lb else np.zeros((1, self.p))
+        if lb[:, 0].min() >= ub:
+            self.counters["bound_prunes"] += 1
+            return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
+        self.counters["subproblems"] += 1
+        if self.use_d2 and d <= 2:
+            result = self._depth_two(ids, path, n, ub)
+            yield
+        elif self.use_d2 and d == 3 and self.simple:
+            result = self._depth_three(ids, n)
+            yield
+        else:
+            result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
+        if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
+            self._store(keys, self._entry(None, max(ub, lb[:, 0].min())))
+            return empty(self.p)
+        self._store(keys, self._entry(result, ub))
+        if ub == INF or self.scalar:
+            self._remember(ids, d, n, result.values)
+        if root:
+            self.incumbent = result
+        return self._below(result, ub)
+
+    def _splits(self, ids, path):
+        on_path = {f for f, _ in path}
+        for f in range(self.X.shape[1]):
+            if f in on_path:
+                continue  # never branch twice on a feature (one child would be empty)
+            right = self.columns[f][ids]
+            n_right = int(right.sum())
+            if n_right < self.min_leaf or len(ids) - n_right < self.min_leaf:
+                continue  # an empty (or too small) child: never better than the leaf
+            yield f, ids[~right], ids[right]
+
+    def _branch_cost(self, ids, path, f):
+        extra = np.zeros(self.p)
+        if self.task.test_cost is not None:
+            extra[0] = len(ids) * self.task.test_cost.costs([g for g, _ in path], [f])[0]
+        return extra
+
+    def _branch(self, ids, path, d, n, ub, leaves, lb, root):
+        """Generator: try every split and node allocation (Eq. 47); return the node's front or None."""
+        best = self._below(leaves, ub)
+        limit = ub if len(best) == 0 else min(ub, best.values[:, 0].min())
+        relax = root and self.task.root_scalar and self.use_ub  # the root prunes on its first component
+        half = 2 ** (d - 1) - 1
+        for f, left, right in self._splits(ids, path):
+            if self.scalar and len(best) and best.values[0, 0] <= lb[0, 0]:
+                break  # the node's lower bound is reached: nothing can be better (early stop, §3.3)
+            extra = self._branch_cost(ids, path, f)
+            lpath, rpath = path + ((f, 0),), path + ((f, 1),)
+            for n_left in range(max(0, n - 1 - half), min(n - 1, half) + 1):
+                n_right = n - 1 - n_left
+                d_left, d_right = min(d - 1, n_left), min(d - 1, n_right)
+                self.counters["splits"] += 1
+                lb_left = self.lower(left, lpath, d_left, n_left)
+                lb_right = self.lower(right, rpath, d_right, n_right)
+                if self.scalar:
+                    found = yield from self._split_scalar(left, right, lpath, rpath, (d_left, n_left),
+                                                          (d_right, n_right), lb_left, lb_right, extra, limit, f)
+                    if found is not None:
+                        best, limit = found, found.values[0, 0]
+                else:
+                    best = yield from self._split_front(left, right, lpath, rpath, (d_left, n_left),
+                                                        (d_right, n_right), lb_left, lb_right, extra, best, f,
+                                                        limit if relax else ub)
+                    if relax and len(best):
+                        limit = best.values[:, 0].min()  # the root needs only the fewest errors (ref-impl)
+                if root and len(best):
+                    self.incumbent = best
+            yield
+        return best if len(best) else None
+
+    def _split_scalar(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, limit, f):
+        if self.use_lb and lb_left[0, 0] + lb_right[0, 0] + extra[0] >= limit:
+            self.counters["bound_prunes"] += 1
+            return None  # §3.3: merged children bounds reach the best value at this node
+        ub_left = limit - lb_right[0, 0] - extra[0] if self.use_ub else INF
+        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left)
+        if len(tl) == 0:
+            return None
+        ub_right = limit - tl.values[0, 0] - extra[0] if self.use_ub else INF
+        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right)
+        if len(tr) == 0:
+            return None
+        value = tl.values[0] + tr.values[0] + extra
+        if value[0] >= limit:
+            return None
+        tree = (f, tl.trees[0], tr.trees[0])
+        return Front(value[None, :], [tree], np.array([1 + tl.nodes[0] + tr.nodes[0]]))
+
+    def _split_front(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f, ub):
+        caps = self._caps(ub)
+        if lb_left[:, 0].min() + lb_right[:, 0].min() + extra[0] >= ub:
+            self.counters["bound_prunes"] += 1
+            return best
+        if self.use_ub and self.use_lb:
+            bound, _ = fronts.merge(lb_left, lb_right, extra, np.full(self.p, INF))
+            if fronts.covered(bound, best.values):
+                self.counters["bound_prunes"] += 1
+                return best  # every value of this split is strictly dominated by the node's front
+        ub_left = ub - lb_right[:, 0].min() - extra[0] if self.use_ub else INF
+        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left)
+        if len(tl) == 0:
+            return best
+        ub_right = ub - tl.values[:, 0].min() - extra[0] if self.use_ub else INF
+        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right)
+        if len(tr) == 0:
+            return best
+        values, pairs = fronts.merge(tl.values, tr.values, extra, caps)
+        nodes = 1 + tl.nodes[pairs[:, 0]] + tr.nodes[pairs[:, 1]]
+        allv = np.vstack([best.values, values])
+        alln = np.concatenate([best.nodes, nodes])
+        keep = fronts.pareto(allv, alln, self.task.caps)
+        old = len(best)
+        trees = [best.trees[i] if i < old else (f, tl.trees[pairs[i - old, 0]], tr.trees[pairs[i - old, 1]])
+                 for i in keep]
+        return Front(allv[keep], trees, alln[keep])
+
+    def _caps(self, ub):
+        """Return the task's caps with the first component kept strictly below ``ub``."""
+        caps = self.task.caps.copy()
+        caps[0] = min(caps[0], np.nextafter(ub, -INF))
+        return caps
+
+    # -- depth two ---------------------------------------------------------
+    def _depth_two(self, ids, path, n, ub):
+        """Solve depth ≤ 2 with the pair-count solver; cache budgets (1,1), (2,2), (2,3) (§3.5).
+
+        Counts cover every feature (those on the path are constant here, so the
+        solver never splits on them) and are updated from the closest of the last
+        two counted datasets when the symmetric difference is smaller (§3.6,
+        incremental counts).
+        """
+        self.counters["depth_two_calls"] += 1
+        S, C, tot = self._counts(ids)
+        free = np.arange(self.X.shape[1])
+        if self.task.test_cost is not None:
+            measured = [f for f, _ in path]
+            root_cost = self.task.test_cost.costs(measured, free)
+            child_cost = self.task.test_cost.child_costs(measured, free)
+        else:
+            root_cost, child_cost = self.free_costs
+        if self.scalar and not np.isfinite(self.task.caps).any():
+            values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
+                                                self.min_leaf, n)
+            out = tuple(x for t in range(3) for x in (values[t:t + 1, None], codes[t:t + 1]))
+        else:
+            out = depth2.solve(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
+                               self.min_leaf, n)
+        result = None
+        for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
+            if budget > n:
+                break
+            trees = [decode(code, free) for code in codes]
+            front = Front(values, trees, np.array([count_nodes(t) for t in trees], dtype=np.int64))
+            self._store(self._keys(ids, path, d, budget), self._entry(front, INF if self.scalar else ub))
+            result = front
+        return result
+
+
+    def _counts(self, ids):
+        best, plan = None, None
+        for i, (old, S, C, tot) in enumerate(self.counted):
+            added = depth2.sorted_difference(ids, old)
+            removed = depth2.sorted_difference(old, ids)
+            work = len(added) + len(removed)
+            if work < len(ids) and (plan is None or work < plan[0]):
+                best, plan = i, (work, added, removed)
+        if plan is None:
+            S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
+            self.counted.append((ids, S, C, tot))
+            if len(self.counted) > 2:
+                self.counted.pop(0)
+            return S, C, tot
+        _, S, C, tot = self.counted[best]
+        S, C, tot = S.copy(), C.copy(), tot.copy()
+        depth2.add_pairs(self.X, plan[1], self.task.A, 1, S, C, tot)
+        depth2.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
+        self.counted[best] = (ids, S, C, tot)
+        return S, C, tot
+
+
+    def _depth_three(self, ids, n):
+        """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel."""
+        self.counters["depth_three_calls"] += 1
+        value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
+                                                               self.min_leaf, n)
+        free = np.arange(self.X.shape[1])
+        tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
+        return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
+
+
+def decode(code, free):
+    """Return the nested-tuple tree of a depth-two code (see ``solver.streed.depth2``)."""
+    f1, fl, la, lb, fr, ra, rb = (int(c) for c in code)
+    if f1 == depth2.NONE:
+        return (la,)
+    left = (la,) if fl == depth2.NONE else (int(free[fl]), (la,), (lb,))
+    right = (ra,) if fr == depth2.NONE else (int(free[fr]), (ra,), (rb,))
+    return (int(free[f1]), left, right)

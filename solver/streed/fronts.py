@@ -1,0 +1,123 @@
+"""Fronts of solution values (spec §3.1): Pareto filtering and merging, as small numba kernels.
+
+A front is an array of values, shape (m, p), with a parallel array of
+branching-node counts; smaller is better in every component. For p = 1 the
+front is the single minimum (the scalar fast path of App. B falls out of the
+same code: the first point kept dominates every later one).
+"""
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def feasible(v, caps):
+    """Return True when every component of ``v`` is within its cap (threshold constraint, App. A.4)."""
+    for j in range(v.shape[0]):
+        if v[j] > caps[j]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def weakly_dominates(u, v):
+    """Return True when ``u ⪰ v``: no component of ``u`` is larger."""
+    for j in range(u.shape[0]):
+        if u[j] > v[j]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def strictly_dominates(u, v):
+    """Return True when ``u ≻ v``: ``u ⪰ v`` and ``u != v`` (Eq. 33)."""
+    better = False
+    for j in range(u.shape[0]):
+        if u[j] > v[j]:
+            return False
+        if u[j] < v[j]:
+            better = True
+    return better
+
+
+@numba.njit(cache=True)
+def _pareto_2d(values, nodes, caps):
+    # Two components: sort by (first, second, nodes) and sweep, keeping strictly falling second components.
+    order = np.argsort(nodes, kind="mergesort")
+    order = order[np.argsort(values[order, 1], kind="mergesort")]
+    order = order[np.argsort(values[order, 0], kind="mergesort")]
+    keep = np.empty(values.shape[0], dtype=np.int64)
+    count = 0
+    lowest = np.inf
+    for i in order:
+        if values[i, 0] > caps[0] or values[i, 1] > caps[1]:
+            continue
+        if values[i, 1] < lowest:
+            lowest = values[i, 1]
+            keep[count] = i
+            count += 1
+    return keep[:count]
+
+
+@numba.njit(cache=True)
+def pareto(values, nodes, caps):
+    """Return the indices of ``opt(values)`` (Eq. 5): feasible, not weakly dominated by an earlier kept point.
+
+    Points are taken by increasing component sum, then fewer nodes, so that a
+    dominating point (whose sum is never larger) comes first and, among equal
+    values, the tree with fewer branching nodes is kept (spec §3.1).
+    """
+    k = values.shape[0]
+    if values.shape[1] == 2:
+        return _pareto_2d(values, nodes, caps)
+    by_nodes = np.argsort(nodes, kind="mergesort")
+    total = values[by_nodes].sum(axis=1)
+    order = by_nodes[np.argsort(total, kind="mergesort")]
+    keep = np.empty(k, dtype=np.int64)
+    count = 0
+    for i in order:
+        v = values[i]
+        if not feasible(v, caps):
+            continue
+        dominated = False
+        for j in range(count):
+            if weakly_dominates(values[keep[j]], v):
+                dominated = True
+                break
+        if not dominated:
+            keep[count] = i
+            count += 1
+    return keep[:count]
+
+
+@numba.njit(cache=True)
+def merge(left, right, extra, caps):
+    """Return every feasible ``l ⊕ r ⊕ extra`` (Eq. 7) and the (left, right) index of each: values (k, p), pairs (k, 2)."""
+    p = left.shape[1]
+    out = np.empty((left.shape[0] * right.shape[0], p))
+    pairs = np.empty((left.shape[0] * right.shape[0], 2), dtype=np.int64)
+    count = 0
+    for a in range(left.shape[0]):
+        for b in range(right.shape[0]):
+            for j in range(p):
+                out[count, j] = left[a, j] + right[b, j] + extra[j]
+            if feasible(out[count], caps):
+                pairs[count, 0], pairs[count, 1] = a, b
+                count += 1
+    return out[:count], pairs[:count]
+
+
+@numba.njit(cache=True)
+def covered(lower, front):
+    """Return True when every point of ``lower`` is strictly dominated by a point of ``front`` (prune test, §3.3)."""
+    if front.shape[0] == 0:
+        return False
+    for a in range(lower.shape[0]):
+        hit = False
+        for b in range(front.shape[0]):
+            if strictly_dominates(front[b], lower[a]):
+                hit = True
+                break
+        if not hit:
+            return False
+    return True

@@ -1,0 +1,79 @@
+"""Registry entry of STreeD (van der Linden, de Weerdt, Demirović; NeurIPS 2023).
+
+Depth-limited optimal trees for separable objectives and constraints by
+dynamic programming. Kept light: no numba here (the web process imports it).
+"""
+
+from dataclasses import replace
+
+from solver.registry import Algorithm, Param, ParameterError, max_depth_param
+
+TASKS = ("accuracy", "cost_sensitive", "f1", "demographic_parity", "equality_of_opportunity", "policy")
+
+
+def _switch(name, label, help_text, default=True):
+    return Param(name, "bool", default, help_text + " Never changes the optimum; off only slows the search.",
+                 label=label, group="bounds")
+
+
+def _requires(config):
+    roles = {"policy": ("treatment", "outcome"), "demographic_parity": ("label", "group"),
+             "equality_of_opportunity": ("label", "group")}
+    return roles.get(config["task"], ("label",))
+
+
+def _check(config):
+    if config["task"] in ("f1", "demographic_parity", "equality_of_opportunity") and config["min_samples_leaf"] < 1:
+        raise ParameterError("min_samples_leaf must be at least 1.")
+
+
+ALGORITHM = Algorithm(
+    name="streed",
+    title="STreeD (separable optimal trees, 2023)",
+    summary=(
+        "Depth-limited optimal trees by dynamic programming for any separable objective: accuracy, "
+        "cost-sensitive classification with test costs, the F1 score (through the Pareto front of false "
+        "negatives and false positives), accuracy under demographic-parity or equal-opportunity constraints, "
+        "and prescriptive policy trees. Proves the optimum for the given depth and node limits."
+    ),
+    search_module="solver.streed.search",
+    params=(
+        Param("task", "choice", "accuracy",
+              "What the tree optimises: accuracy (fewest misclassifications), cost_sensitive (misclassification "
+              "plus feature test costs), f1 (best F1 over the front of false negatives and false positives), "
+              "demographic_parity / equality_of_opportunity (fewest errors with discrimination at most δ), "
+              "policy (the treatment assignment with the highest estimated outcome).",
+              choices=TASKS, group="objective"),
+        replace(max_depth_param(default=3, optional=False, maximum=8),
+                help="Most splits on any root-to-leaf path (a stump has 1); STreeD always needs one."),
+        Param("max_nodes", "int", None,
+              "Most branching nodes in the tree (a tree with n of them has n + 1 leaves). Empty: 2^depth − 1.",
+              label="Max branching nodes", minimum=0, optional=True),
+        Param("min_samples_leaf", "int", 1, "Fewest training rows a leaf may hold.",
+              label="Min rows per leaf", minimum=1),
+        Param("delta", "float", 0.01,
+              "Largest allowed discrimination: |P(ŷ=1 | group) − P(ŷ=1 | other)| (demographic parity) or the "
+              "same among positive rows (equality of opportunity), on the training data.",
+              label="Fairness δ", minimum=0.0, maximum=1.0, group="objective",
+              visible_when={"task": ("demographic_parity", "equality_of_opportunity")}),
+        Param("teacher", "choice", "doubly_robust",
+              "How each row scores each treatment: direct (a ridge regression of the outcome per treatment), "
+              "ipw (observed outcome over the treatment's share) or doubly_robust (both).",
+              choices=("direct", "ipw", "doubly_robust"), group="objective", visible_when={"task": ("policy",)}),
+        _switch("use_depth_two_solver", "Depth-two solver (App. B)",
+                "Solve every depth-two subproblem from one pass of feature-pair counts."),
+        _switch("use_upper_bound", "Upper bounds (App. B, Eqs. 38–42)",
+                "Pass the best value so far into the children, which then stop early."),
+        _switch("use_lower_bound", "Lower bounds (App. B, Eqs. 43–46)",
+                "Skip a split whose children's cached lower bounds cannot beat the best value."),
+        _switch("use_similarity_lower_bound", "Similarity lower bound (App. B, Eq. 45)",
+                "Bound a subproblem from a solved one with similar rows (tasks without constraints or test costs)."),
+        _switch("use_dataset_caching", "Dataset caching (§3.5)",
+                "Reuse the solution of any subproblem with the same rows."),
+        _switch("use_branch_caching", "Branch caching (§3.5)",
+                "Reuse the solution of any subproblem with the same path decisions.", default=False),
+    ),
+    requires=_requires,
+    multiclass=lambda config: config["task"] in ("accuracy", "cost_sensitive"),
+    check=_check,
+)

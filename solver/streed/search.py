@@ -1,0 +1,181 @@
+"""STreeD search object for ``solver/driver.py``: the resumable DP of ``solver.streed.dp`` run in chunks.
+
+Anytime signals (spec §10): the upper bound is the reported objective of the
+best root solution so far (leaves first, then every finished root split);
+the lower bound is the floor every tree meets (all task values are ≥ 0)
+until the root is solved, then the optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.api import ProblemError
+from solver.models import LEAF, Tree
+from solver.streed import dp
+from solver.streed.tasks import make_task
+
+FRONT_POINTS_MAX = 400  # front points (with their trees) kept in Result.extras
+
+
+def make_search(problem, config, **task_options):
+    return STreeDSearch(problem, config, **task_options)
+
+
+def warmup():
+    """Compile (or load from numba's cache) every kernel on tiny problems of each value size."""
+    from solver.problem import Problem
+    from solver.streed.params import ALGORITHM
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(16, 4)).astype(np.uint8)
+    features = [{"kind": "binary", "column": f"x{j}"} for j in range(4)]
+    problem = Problem(X=X, features=features, y=np.arange(16) % 2, classes=["0", "1"],
+                      group=(np.arange(16) // 2) % 2, treatment=np.arange(16) % 2, treatments=["a", "b"],
+                      outcome=rng.random(16))
+    for task in ("accuracy", "f1", "demographic_parity"):
+        for d2 in (True, False):
+            config = ALGORITHM.clean({"task": task, "max_depth": 3, "use_depth_two_solver": d2})
+            search = STreeDSearch(problem, config)
+            while not search.step(64):
+                pass
+            search.best_model()
+
+
+class STreeDSearch:
+    """The driver protocol (see ``solver/driver.py``) over ``dp.Solver``."""
+
+    initial_budget = 16
+
+    def __init__(self, problem, config, **task_options):
+        self.problem = problem
+        self.config = config
+        try:
+            self.task = make_task(problem, config, **task_options)
+        except ValueError as e:
+            raise ProblemError(f"STreeD cannot run this task here: {e}.") from None
+        depth = int(config["max_depth"])
+        nodes = config.get("max_nodes")
+        nodes = 2 ** depth - 1 if nodes is None else min(int(nodes), 2 ** depth - 1)
+        self.depth, self.max_nodes = min(depth, nodes), nodes
+        self.solver = dp.Solver(self.task, problem.X, config)
+        ids = np.arange(problem.n_samples, dtype=np.int64)
+        self._run = self.solver.solve(ids, (), self.depth, self.max_nodes, root=True)
+        self.front = None
+        self.steps = 0
+        self.finished_status = "optimal"
+        self.floor = self.task.objective(np.zeros(self.task.p))
+        self.lower_bound = self.floor
+        self.upper_bound = float("inf")
+        self._refresh()
+
+    @property
+    def nodes(self):
+        return self.solver.counters["subproblems"]
+
+    def step(self, budget):
+        """Advance the recursion by at most ``budget`` units of work; return True when the root is solved."""
+        for _ in range(max(1, int(budget))):
+            try:
+                next(self._run)
+                self.steps += 1
+            except StopIteration as stop:
+                self.front = stop.value
+                self._refresh()
+                self.lower_bound = self.upper_bound
+                return True
+        self._refresh()
+        return False
+
+    def _current(self):
+        return self.front if self.front is not None else self.solver.incumbent
+
+    def _refresh(self):
+        front = self._current()
+        if front is None or len(front) == 0:
+            return
+        value = self.task.objective(front.values[self.task.select(front.values)])
+        self.upper_bound = min(self.upper_bound, value)
+
+    def progress(self):
+        front = self._current()
+        return {"front_size": 0 if front is None else len(front), "cache_hits": self.solver.counters["cache_hits"]}
+
+    def chosen(self):
+        """Return (value, tree) of the reported root solution."""
+        front = self._current()
+        i = self.task.select(front.values)
+        return front.values[i], front.trees[i]
+
+    def best_model(self):
+        return build_tree(self.chosen()[1], self.problem, self.task)
+
+    def root_values(self):
+        """Return the root front's values (m, p), sorted by the first component."""
+        front = self._current()
+        return front.values[np.argsort(front.values[:, 0], kind="stable")]
+
+    def extras(self):
+        """Return the task, the reported value and, for multi-objective tasks, the root front with a tree per point."""
+        value, _ = self.chosen()
+        out = {"task": self.task.name, "value": self.task.describe(value), "depth": self.depth,
+               "max_nodes": self.max_nodes}
+        if self.task.kind == "policy":
+            leaves = self.task.leaf_values(self.task.A.sum(axis=0))
+            out["constant_policies"] = {name: self.task.describe(leaves[k])["policy_value"]
+                                        for k, name in enumerate(self.task.labels)}
+        if self.config["task"] in ("demographic_parity", "equality_of_opportunity"):
+            out["delta"] = float(self.config["delta"])
+        if self.task.p > 1:
+            front = self._current()
+            order = np.argsort(front.values[:, 0], kind="stable")[:FRONT_POINTS_MAX]
+            chosen = self.task.select(front.values)
+            out["front"] = [{
+                "values": self.task.describe(front.values[i]),
+                "objective": self.task.objective(front.values[i]),
+                "chosen": bool(i == chosen),
+                "model": build_tree(front.trees[i], self.problem, self.task).to_dict(),
+            } for i in order]
+            out["front_size"] = len(front)
+        return out
+
+    def stats(self):
+        out = dict(self.solver.counters)
+        out["steps"] = self.steps
+        out["cache_entries"] = len(self.solver.dataset_cache) + len(self.solver.branch_cache)
+        return out
+
+
+def build_tree(nested, problem, task):
+    """Return the ``solver.models.Tree`` of a nested-tuple tree (parents before children)."""
+    feature, left, right, prediction, rows = [], [], [], [], []
+    counts_of = _counter(problem, task)
+
+    def add(node, ids):
+        at = len(feature)
+        feature.append(LEAF)
+        left.append(-1)
+        right.append(-1)
+        prediction.append(node[0] if len(node) == 1 else 0)
+        rows.append(counts_of(ids))
+        if len(node) == 3:
+            f = node[0]
+            feature[at] = f
+            mask = problem.X[ids, f] == 1
+            left[at] = add(node[1], ids[~mask])
+            right[at] = add(node[2], ids[mask])
+            prediction[at] = prediction[left[at]]
+        return at
+
+    add(nested, np.arange(problem.n_samples))
+    return Tree(feature=np.array(feature), left=np.array(left), right=np.array(right),
+                prediction=np.array(prediction), counts=np.array(rows), features=problem.features,
+                classes=task.labels, kind=task.kind)
+
+
+def _counter(problem, task):
+    if task.kind == "policy":
+        K = len(problem.treatments)
+        return lambda ids: np.bincount(problem.treatment[ids], minlength=K).astype(np.float64)
+    w = problem.weights
+    return lambda ids: np.bincount(problem.y[ids], weights=w[ids], minlength=problem.n_classes)
