@@ -45,7 +45,18 @@ def exact_cuts(uniq):
     raw column that a tree could make equals one of them on the data.
     """
     uniq = np.asarray(uniq, dtype=np.float64)
-    return (uniq[:-1] + uniq[1:]) / 2.0
+    return between(uniq[:-1], uniq[1:])
+
+
+def between(lo, hi):
+    """Return cuts ``t`` with ``lo ≤ t < hi``: the midpoint, or ``lo`` where rounding reaches ``hi``.
+
+    Halves are added (no overflow near the largest floats); a midpoint of two
+    adjacent subnormals can round onto ``hi`` (0.0 and -5e-324 give -0.0), and
+    then the cut ``x ≤ t`` would not separate them.
+    """
+    mid = lo / 2.0 + hi / 2.0
+    return np.where((mid >= hi) | (mid < lo), lo, mid)
 
 
 def quantile_cuts(uniq, counts, k):
@@ -112,4 +123,4 @@ def snap_to_exact(uniq, cuts, seen=None):
     seen = uniq if seen is None else seen
     below = np.searchsorted(seen, np.asarray(cuts, dtype=np.float64), side="right")
     below = np.unique(below[(below > 0) & (below < len(uniq))])
-    return (uniq[below - 1] + uniq[below]) / 2.0
+    return between(uniq[below - 1], uniq[below])

@@ -4,7 +4,7 @@ import csv
 import io
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from solver.data import Roles, make_problem, profile_file, read_table
@@ -78,6 +78,8 @@ def test_predicting_from_raw_rows_equals_predicting_from_the_binary_matrix(data,
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False), min_size=2, max_size=40))
+@example(values=[0.0, -5e-324])  # the midpoint of two adjacent subnormals rounds onto the larger one
+@example(values=[1e308, 1.7e308])  # their sum overflows
 def test_exact_binarization_separates_any_two_rows_that_differ_in_a_number(values):
     data = ("x,y\n" + "".join(f"{v!r},{i % 2}\n" for i, v in enumerate(values))).encode()
     table = read_table(data)
@@ -123,3 +125,9 @@ def test_the_profile_preview_agrees_with_the_binarized_problem(data, method):
     assert light["n_features"] == full["n_features"]
     assert sorted((f["text"], f["support"]) for f in light["features"]) == \
         sorted((f["text"], f["support"]) for f in full["features"])
+
+
+def test_every_exact_cut_lies_between_its_two_values():
+    uniq = np.array([-1.7e308, -5e-324, 0.0, 5e-324, 1.0, np.nextafter(1.0, 2.0), 1e308, 1.7e308])
+    cuts = exact_cuts(uniq)
+    assert np.all(uniq[:-1] <= cuts) and np.all(cuts < uniq[1:])
