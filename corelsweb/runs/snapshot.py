@@ -17,8 +17,10 @@ def _param_rows(name, params):
         spec = registry.get(name)
     except ParameterError:
         return [(k, v) for k, v in params.items()]
-    # Registry order and titles (the database may reorder JSON keys).
-    return [(p.title, params.get(p.name)) for p in spec.params]
+    # Registry order and titles (the database may reorder JSON keys); a parameter the form hides
+    # for these settings (ω for plain accuracy, say) played no part in the run and is left out.
+    return [(p.title, params.get(p.name)) for p in spec.params
+            if all(params.get(other) in values for other, values in p.visible_when.items())]
 
 
 def dataset_summary(dataset, include_data=False):

@@ -41,6 +41,7 @@ ADDITIVE_PARAMS = (
            "Incremental similar support: adjacent thresholds move few rows, so their splits' bounds differ by little"),
 )
 
+
 def _switches(additive, rank):
     """One switch per bound: a bound that both searches use shows for every objective."""
     rank_by_name = {p.name: p for p in rank}

@@ -75,3 +75,16 @@ def test_anonymous_users_are_sent_to_sign_in(client, alice):
     run = make_finished_run(alice)
     r = client.get(run.get_absolute_url())
     assert r.status_code == 302 and "/accounts/login/" in r.url
+
+
+def test_the_parameters_table_lists_only_the_parameters_that_applied():
+    from corelsweb.runs.snapshot import _param_rows
+    from solver import registry
+
+    config = registry.get("gosdt").clean({"objective": "accuracy"})
+    titles = [title for title, _ in _param_rows("gosdt", config)]
+    assert "ω" not in titles and "θ (largest FPR)" not in titles
+    assert "Regularization λ" in titles
+    config = registry.get("gosdt").clean({"objective": "pauc"})
+    titles = [title for title, _ in _param_rows("gosdt", config)]
+    assert "θ (largest FPR)" in titles and "ω" not in titles
