@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.streed import depth2, fronts
+from solver.streed import bitcount, depth2, fronts
 
 INF = float("inf")
 
@@ -86,6 +86,11 @@ class Solver:
         self.free_costs = (np.zeros(m), np.zeros((m, m)))
         # One component, no constraint, free branching: depth-three nodes go to one kernel.
         self.simple = self.scalar and task.test_cost is None and not np.isfinite(task.caps).any()  # branching is free unless the task has test costs
+        # One-hot 0/1 row vectors: pair sums are counts, computed by popcount (solver.streed.bitcount).
+        A = task.A
+        self.labels = None
+        if A.shape[0] and ((A == 0) | (A == 1)).all() and (A.sum(axis=1) == 1).all():
+            self.labels = np.ascontiguousarray(A.argmax(axis=1), dtype=np.int64)
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -358,7 +363,10 @@ class Solver:
             if work < len(ids) and (plan is None or work < plan[0]):
                 best, plan = i, (work, added, removed)
         if plan is None:
-            S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
+            if self.labels is not None:
+                S, C, tot = bitcount.count_pairs_bits(self.X, ids, self.labels, self.task.A.shape[1])
+            else:
+                S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
             self.counted.append((ids, S, C, tot))
             if len(self.counted) > 2:
                 self.counted.pop(0)
@@ -374,8 +382,12 @@ class Solver:
     def _depth_three(self, ids, n):
         """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel."""
         self.counters["depth_three_calls"] += 1
-        value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
-                                                               self.min_leaf, n)
+        if self.labels is not None:
+            value, f, left, right, label = bitcount.solve_depth_three_bits(self.X, ids, self.task.A, self.labels,
+                                                                           self.task.L, self.min_leaf, n)
+        else:
+            value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
+                                                                   self.min_leaf, n)
         free = np.arange(self.X.shape[1])
         tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))

@@ -1,0 +1,135 @@
+"""Pair counts by bitsets and popcount (spec §3.6; MurTree [19] counts with bitsets too).
+
+For a task whose row vectors ``A[i]`` are one-hot 0/1 (unweighted accuracy,
+F1's class indicators), the pair sums of ``solver.streed.depth2`` are counts:
+``S[a, b, r] = |rows with a, b and class r|``. Packing the node's rows once
+(one bitset per feature, one per class) makes every child's whole pair table
+cost ``q²/2 · R`` word-ANDs and popcounts per 64 rows, instead of ``c²/2 · (1 + R)``
+updates per row (``c`` = features present in the row); on dense data (hypothyroid:
+c ≈ 43 of 88) this is many times fewer operations. The counts are exact integers,
+so every result equals the row-loop version's.
+"""
+
+import numba
+import numpy as np
+
+from solver.bitset import popcount
+from solver.streed.depth2 import NONE, _best_leaf, _child, add_pairs, solve_scalar
+
+
+@numba.njit(cache=True)
+def pack_rows(X, ids, labels, R):
+    """Return the bitsets of the rows ``ids`` (bit i = ``ids[i]``): features (q, W) and classes (R, W)."""
+    q, N = X.shape[1], ids.shape[0]
+    W = (N + 63) // 64
+    bits = np.zeros((q, W), dtype=np.uint64)
+    cls = np.zeros((R, W), dtype=np.uint64)
+    for i in range(N):
+        w, bit = i >> 6, np.uint64(1) << np.uint64(i & 63)
+        row = ids[i]
+        cls[labels[row], w] |= bit
+        for j in range(q):
+            if X[row, j]:
+                bits[j, w] |= bit
+    return bits, cls
+
+
+@numba.njit(cache=True)
+def count_masked(bits, cls, mask):
+    """Return ``S`` (q, q, R), ``C`` (q, q) and ``tot`` (R,) of the rows in bitset ``mask`` (upper triangle a ≤ b)."""
+    q, W = bits.shape
+    R = cls.shape[0]
+    S = np.zeros((q, q, R))
+    C = np.zeros((q, q), dtype=np.int64)
+    tot = np.zeros(R)
+    M = np.empty((R, q, W), dtype=np.uint64)
+    for r in range(R):
+        for w in range(W):
+            cm = cls[r, w] & mask[w]
+            tot[r] += popcount(cm)
+            for a in range(q):
+                M[r, a, w] = bits[a, w] & cm
+    for a in range(q):
+        for b in range(a, q):
+            total = 0
+            for r in range(R):
+                acc = 0
+                for w in range(W):
+                    acc += popcount(M[r, a, w] & bits[b, w])
+                S[a, b, r] = acc
+                total += acc
+            C[a, b] = total
+    return S, C, tot
+
+
+@numba.njit(cache=True)
+def count_pairs_bits(X, ids, labels, R):
+    """Return ``S``, ``C``, ``tot`` of the rows ``ids`` (one-hot rows with class ``labels[i]``)."""
+    bits, cls = pack_rows(X, ids, labels, R)
+    W = bits.shape[1]
+    mask = np.zeros(W, dtype=np.uint64)
+    for i in range(ids.shape[0]):
+        mask[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return count_masked(bits, cls, mask)
+
+
+@numba.njit(cache=True)
+def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget):
+    """``depth2.solve_depth_three`` for one-hot ``A`` (class ``labels[i]``): same splits, order and ties.
+
+    Each split's left child (x_f = 0) is counted by popcount over the node's
+    bitsets, or updated row by row from the previous split when that moves
+    fewer estimated operations; the right child is the parent minus it (§3.6).
+    """
+    q, R, N = X.shape[1], A.shape[1], ids.shape[0]
+    bits, cls = pack_rows(X, ids, labels, R)
+    W = bits.shape[1]
+    full = np.zeros(W, dtype=np.uint64)
+    for i in range(N):
+        full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    S, C, tot = count_masked(bits, cls, full)
+    present = 0.0
+    for a in range(q):
+        present += C[a, a]
+    per_row = (present / max(N, 1)) ** 2 / 2 * (1 + R)  # row-loop work per moved row
+    per_count = q * (q + 1) / 2 * R * W  # popcount work per child
+    best, label = _best_leaf(L, tot)
+    best_f = NONE
+    best_lc = np.full(7, NONE, dtype=np.int64)
+    best_rc = np.full(7, NONE, dtype=np.int64)
+    zero_root, zero_child = np.zeros(q), np.zeros((q, q))
+    mask = np.empty(N, dtype=np.bool_)
+    previous = np.zeros(N, dtype=np.bool_)
+    left_bits = np.empty(W, dtype=np.uint64)
+    have_previous = False
+    Sl, Cl, tl = S, C, tot
+    for f in range(q):
+        n1 = C[f, f]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        changed = 0
+        for i in range(N):
+            mask[i] = X[ids[i], f] == 1
+            changed += mask[i] != previous[i]
+        if have_previous and changed * per_row < per_count:
+            add_pairs(X, ids[previous & ~mask], A, 1, Sl, Cl, tl)
+            add_pairs(X, ids[~previous & mask], A, -1, Sl, Cl, tl)
+        else:
+            for w in range(W):
+                left_bits[w] = full[w] & ~bits[f, w]
+            Sl, Cl, tl = count_masked(bits, cls, left_bits)
+        previous[:] = mask
+        have_previous = True
+        Sr, Cr, tr = S - Sl, C - Cl, tot - tl
+        vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
+        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
+        leaf_l, label_l = _best_leaf(L, tl)
+        leaf_r, label_r = _best_leaf(L, tr)
+        for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
+            a, ca = _child(vl, cl, leaf_l, label_l, n_left)
+            b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
+            if a + b < best:
+                best, best_f = a + b, f
+                best_lc[:] = ca
+                best_rc[:] = cb
+    return best, best_f, best_lc, best_rc, label
