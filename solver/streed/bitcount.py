@@ -74,12 +74,19 @@ def count_pairs_bits(X, ids, labels, R):
 
 
 @numba.njit(cache=True)
-def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget):
+def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, use_sim):
     """``depth2.solve_depth_three`` for one-hot ``A`` (class ``labels[i]``): same splits, order and ties.
 
     Each split's left child (x_f = 0) is counted by popcount over the node's
     bitsets, or updated row by row from the previous split when that moves
     fewer estimated operations; the right child is the parent minus it (§3.6).
+
+    Only a tree strictly below ``ub`` is returned (value ``inf`` otherwise: a
+    proof that the optimum is ≥ ub, §3.3 source 2). With ``use_sim`` a split is
+    skipped when the similarity lower bound of its two children (Eq. 45 with
+    erratum 9: the last solved split's child optima minus ``worst`` of every
+    row they lose) already reaches the best value (§3.3 prune; MurTree [19]);
+    a skipped split can never be strictly better, so the result is unchanged.
     """
     q, R, N = X.shape[1], A.shape[1], ids.shape[0]
     bits, cls = pack_rows(X, ids, labels, R)
@@ -103,10 +110,24 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget):
     left_bits = np.empty(W, dtype=np.uint64)
     have_previous = False
     Sl, Cl, tl = S, C, tot
+    limit = min(best, ub)
+    solved = np.zeros(N, dtype=np.bool_)  # right child (x_f = 1) of the last solved split
+    have_solved = False
+    opt_l = opt_r = 0.0  # its children's optima over every budget (depth-two, 3 nodes)
     for f in range(q):
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
+        if use_sim and have_solved:
+            lost_l = lost_r = 0.0
+            for i in range(N):
+                now = X[ids[i], f] == 1
+                if solved[i] and not now:
+                    lost_r += worst[ids[i]]
+                elif now and not solved[i]:
+                    lost_l += worst[ids[i]]
+            if max(opt_l - lost_l, 0.0) + max(opt_r - lost_r, 0.0) >= limit:
+                continue  # similarity lower bound reaches the best value: no strict improvement here
         changed = 0
         for i in range(N):
             mask[i] = X[ids[i], f] == 1
@@ -125,11 +146,17 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget):
         vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
         leaf_l, label_l = _best_leaf(L, tl)
         leaf_r, label_r = _best_leaf(L, tr)
+        for i in range(N):
+            solved[i] = mask[i]
+        have_solved = True
+        opt_l, opt_r = min(vl[2], leaf_l), min(vr[2], leaf_r)
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
             a, ca = _child(vl, cl, leaf_l, label_l, n_left)
             b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
-            if a + b < best:
-                best, best_f = a + b, f
+            if a + b < limit:
+                best, best_f, limit = a + b, f, a + b
                 best_lc[:] = ca
                 best_rc[:] = cb
+    if best >= ub:
+        return np.inf, NONE, best_lc, best_rc, label
     return best, best_f, best_lc, best_rc, label

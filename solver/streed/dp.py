@@ -91,6 +91,7 @@ class Solver:
         self.labels = None
         if A.shape[0] and ((A == 0) | (A == 1)).all() and (A.sum(axis=1) == 1).all():
             self.labels = np.ascontiguousarray(A.argmax(axis=1), dtype=np.int64)
+        self.zero_worst = np.zeros(A.shape[0])
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -202,7 +203,7 @@ class Solver:
             result = self._depth_two(ids, path, n, ub)
             yield
         elif self.use_d2 and d == 3 and self.simple:
-            result = self._depth_three(ids, n)
+            result = self._depth_three(ids, n, ub)
             yield
         else:
             result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
@@ -379,12 +380,20 @@ class Solver:
         return S, C, tot
 
 
-    def _depth_three(self, ids, n):
-        """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel."""
+    def _depth_three(self, ids, n, ub):
+        """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel.
+
+        The one-hot kernel takes the upper bound and the similarity lower bound
+        (returns None when nothing is below ``ub``); the general one ignores both.
+        """
         self.counters["depth_three_calls"] += 1
         if self.labels is not None:
-            value, f, left, right, label = bitcount.solve_depth_three_bits(self.X, ids, self.task.A, self.labels,
-                                                                           self.task.L, self.min_leaf, n)
+            worst = self.worst[:, 0] if self.use_sim else self.zero_worst
+            value, f, left, right, label = bitcount.solve_depth_three_bits(
+                self.X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
+                ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim)
+            if value == INF:
+                return None
         else:
             value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
                                                                    self.min_leaf, n)
