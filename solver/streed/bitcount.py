@@ -118,6 +118,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
+        lb_r = 0.0
         if use_sim and have_solved:
             lost_l = lost_r = 0.0
             for i in range(N):
@@ -126,7 +127,8 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
                     lost_r += worst[ids[i]]
                 elif now and not solved[i]:
                     lost_l += worst[ids[i]]
-            if max(opt_l - lost_l, 0.0) + max(opt_r - lost_r, 0.0) >= limit:
+            lb_l, lb_r = max(opt_l - lost_l, 0.0), max(opt_r - lost_r, 0.0)
+            if lb_l + lb_r >= limit:
                 continue  # similarity lower bound reaches the best value: no strict improvement here
         changed = 0
         for i in range(N):
@@ -143,8 +145,10 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         have_previous = True
         Sr, Cr, tr = S - Sl, C - Cl, tot - tl
         vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
-        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
         leaf_l, label_l = _best_leaf(L, tl)
+        if use_sim and min(vl[2], leaf_l) + lb_r >= limit:
+            continue  # the left child's optimum and the right's similarity bound reach the best value (§3.3)
+        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
         leaf_r, label_r = _best_leaf(L, tr)
         for i in range(N):
             solved[i] = mask[i]
