@@ -101,6 +101,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     per_row = (present / max(N, 1)) ** 2 / 2 * (1 + R)  # row-loop work per moved row
     per_count = q * (q + 1) / 2 * R * W  # popcount work per child
     best, label = _best_leaf(L, tot)
+    binary = L.shape[0] == 2 and R == 2 and L[0, 0, 0] == 0.0 and L[0, 0, 1] == 1.0 and L[1, 0, 0] == 1.0 and L[1, 0, 1] == 0.0
     best_f = NONE
     best_lc = np.full(7, NONE, dtype=np.int64)
     best_rc = np.full(7, NONE, dtype=np.int64)
@@ -144,11 +145,17 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         previous[:] = mask
         have_previous = True
         Sr, Cr, tr = S - Sl, C - Cl, tot - tl
-        vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
+        if binary:
+            vl, cl = solve_scalar_binary(L, Sl, Cl, tl, N - n1, min_leaf)
+        else:
+            vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
         leaf_l, label_l = _best_leaf(L, tl)
         if use_sim and min(vl[2], leaf_l) + lb_r >= limit:
             continue  # the left child's optimum and the right's similarity bound reach the best value (§3.3)
-        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
+        if binary:
+            vr, cr = solve_scalar_binary(L, Sr, Cr, tr, n1, min_leaf)
+        else:
+            vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
         leaf_r, label_r = _best_leaf(L, tr)
         for i in range(N):
             solved[i] = mask[i]
@@ -164,3 +171,74 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     if best >= ub:
         return np.inf, NONE, best_lc, best_rc, label
     return best, best_f, best_lc, best_rc, label
+
+
+@numba.njit(cache=True)
+def _best_split_binary(S, C, tot, N, a, side, min_leaf):
+    # depth2._best_split for two classes and misclassification (L = 1 − I, no test costs), unrolled:
+    # a leaf labelled 0 costs the class-1 rows, labelled 1 the class-0 rows (label 0 wins ties).
+    count_a = C[a, a]
+    best, code_f, code_0, code_1 = np.inf, NONE, 0, 0
+    for b in range(S.shape[0]):
+        if b == a:
+            continue
+        lo, hi = min(a, b), max(a, b)
+        if side == 1:
+            c1 = C[lo, hi]
+            c0 = count_a - c1
+            p0, p1 = S[lo, hi, 0], S[lo, hi, 1]
+            z0, z1 = S[a, a, 0] - p0, S[a, a, 1] - p1
+        else:
+            c1 = C[b, b] - C[lo, hi]
+            c0 = N - count_a - C[b, b] + C[lo, hi]
+            p0, p1 = S[b, b, 0] - S[lo, hi, 0], S[b, b, 1] - S[lo, hi, 1]
+            z0 = tot[0] - S[a, a, 0] - S[b, b, 0] + S[lo, hi, 0]
+            z1 = tot[1] - S[a, a, 1] - S[b, b, 1] + S[lo, hi, 1]
+        if c0 < min_leaf or c1 < min_leaf:
+            continue
+        k0, v0 = (1, z0) if z0 < z1 else (0, z1)
+        k1, v1 = (1, p0) if p0 < p1 else (0, p1)
+        value = v0 + v1
+        if value < best:
+            best, code_f, code_0, code_1 = value, b, k0, k1
+    return best, code_f, code_0, code_1
+
+
+@numba.njit(cache=True)
+def solve_scalar_binary(L, S, C, tot, N, min_leaf):
+    """``depth2.solve_scalar`` (budget 3, no test costs) for two classes and misclassification: same values, codes."""
+    q, R = S.shape[0], S.shape[2]
+    leaf, label = _best_leaf(L, tot)
+    values = np.full(3, leaf)
+    codes = np.full((3, 7), NONE, dtype=np.int64)
+    codes[:, 2] = label
+    left_sum = np.empty(R)
+    cands = np.empty(4)
+    for a in range(q):
+        n1 = C[a, a]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        for r in range(R):
+            left_sum[r] = tot[r] - S[a, a, r]
+        lv, lk = _best_leaf(L, left_sum)
+        rv, rk = _best_leaf(L, S[a, a])
+        sl, fl, l0, l1 = _best_split_binary(S, C, tot, N, a, 0, min_leaf)
+        sr, fr, r0, r1 = _best_split_binary(S, C, tot, N, a, 1, min_leaf)
+        cands[0], cands[1], cands[2], cands[3] = lv + rv, sl + rv, lv + sr, sl + sr
+        for which in range(4):
+            value = cands[which]
+            left_split, right_split = which == 1 or which == 3, which == 2 or which == 3
+            level = 2 if which == 3 else (1 if which > 0 else 0)
+            for t in range(level, 3):
+                if value < values[t]:
+                    values[t] = value
+                    codes[t, 0] = a
+                    if left_split:
+                        codes[t, 1], codes[t, 2], codes[t, 3] = fl, l0, l1
+                    else:
+                        codes[t, 1], codes[t, 2], codes[t, 3] = NONE, lk, NONE
+                    if right_split:
+                        codes[t, 4], codes[t, 5], codes[t, 6] = fr, r0, r1
+                    else:
+                        codes[t, 4], codes[t, 5], codes[t, 6] = NONE, rk, NONE
+    return values, codes

@@ -208,7 +208,10 @@ class Solver:
         else:
             result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
         if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
-            self._store(keys, self._entry(None, max(ub, lb[:, 0].min())))
+            floor = max(ub, lb[:, 0].min())
+            self._store(keys, self._entry(None, floor))
+            if self.scalar and np.isfinite(floor):
+                self._remember(ids, d, n, np.array([[floor]]))  # a proved bound feeds the similarity bound too
             return empty(self.p)
         self._store(keys, self._entry(result, ub))
         if ub == INF or self.scalar:
