@@ -390,17 +390,23 @@ class Solver:
         (returns None when nothing is below ``ub``); the general one ignores both.
         """
         self.counters["depth_three_calls"] += 1
+        free = np.arange(self.X.shape[1])
         if self.labels is not None:
+            # Only features that vary on these rows can ever split them (min leaf ≥ 1); dropping the
+            # constant ones keeps the order, hence the same splits and ties, and shrinks every count.
+            ones = self.X[ids].sum(axis=0)
+            free = np.flatnonzero((ones > 0) & (ones < len(ids)))
+            X = np.ascontiguousarray(self.X[:, free]) if len(free) < self.X.shape[1] else self.X
             worst = self.worst[:, 0] if self.use_sim else self.zero_worst
             value, f, left, right, label = bitcount.solve_depth_three_bits(
-                self.X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
+                X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
                 ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim)
             if value == INF:
                 return None
+            f = f if f == depth2.NONE else free[f]
         else:
             value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
                                                                    self.min_leaf, n)
-        free = np.arange(self.X.shape[1])
         tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
 
