@@ -74,7 +74,7 @@ def count_pairs_bits(X, ids, labels, R):
 
 
 @numba.njit(cache=True)
-def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, use_sim):
+def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
     """``depth2.solve_depth_three`` for one-hot ``A`` (class ``labels[i]``): same splits, order and ties.
 
     Each split's left child (x_f = 0) is counted by popcount over the node's
@@ -87,6 +87,10 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     erratum 9: the last solved split's child optima minus ``worst`` of every
     row they lose) already reaches the best value (§3.3 prune; MurTree [19]);
     a skipped split can never be strictly better, so the result is unchanged.
+    ``cross[f]`` is a lower bound on split ``f``'s value from a similar node
+    (the caller's similarity bound per split); the split is skipped when it
+    reaches the best value. Also returns ``bounds`` (q,): a lower bound on
+    every split's value here (0 where unknown), for the next similar node.
     """
     q, R, N = X.shape[1], A.shape[1], ids.shape[0]
     bits, cls = pack_rows(X, ids, labels, R)
@@ -115,10 +119,14 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     solved = np.zeros(N, dtype=np.bool_)  # right child (x_f = 1) of the last solved split
     have_solved = False
     opt_l = opt_r = 0.0  # its children's optima over every budget (depth-two, 3 nodes)
+    bounds = np.zeros(q)
     for f in range(q):
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
+        if cross[f] >= limit:
+            bounds[f] = cross[f]
+            continue  # the similar node's bound for this split reaches the best value
         lb_r = 0.0
         if use_sim and have_solved:
             lost_l = lost_r = 0.0
@@ -130,6 +138,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
                     lost_l += worst[ids[i]]
             lb_l, lb_r = max(opt_l - lost_l, 0.0), max(opt_r - lost_r, 0.0)
             if lb_l + lb_r >= limit:
+                bounds[f] = max(lb_l + lb_r, cross[f])
                 continue  # similarity lower bound reaches the best value: no strict improvement here
         changed = 0
         for i in range(N):
@@ -151,6 +160,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
             vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
         leaf_l, label_l = _best_leaf(L, tl)
         if use_sim and min(vl[2], leaf_l) + lb_r >= limit:
+            bounds[f] = max(min(vl[2], leaf_l) + lb_r, cross[f])
             continue  # the left child's optimum and the right's similarity bound reach the best value (§3.3)
         if binary:
             vr, cr = solve_scalar_binary(L, Sr, Cr, tr, n1, min_leaf)
@@ -161,6 +171,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
             solved[i] = mask[i]
         have_solved = True
         opt_l, opt_r = min(vl[2], leaf_l), min(vr[2], leaf_r)
+        bounds[f] = opt_l + opt_r
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
             a, ca = _child(vl, cl, leaf_l, label_l, n_left)
             b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
@@ -169,8 +180,8 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
                 best_lc[:] = ca
                 best_rc[:] = cb
     if best >= ub:
-        return np.inf, NONE, best_lc, best_rc, label
-    return best, best_f, best_lc, best_rc, label
+        return np.inf, NONE, best_lc, best_rc, label, bounds
+    return best, best_f, best_lc, best_rc, label, bounds
 
 
 @numba.njit(cache=True)

@@ -92,6 +92,7 @@ class Solver:
         if A.shape[0] and ((A == 0) | (A == 1)).all() and (A.sum(axis=1) == 1).all():
             self.labels = np.ascontiguousarray(A.argmax(axis=1), dtype=np.int64)
         self.zero_worst = np.zeros(A.shape[0])
+        self.split_bounds = {}  # budget -> (rows, lower bound per root split) of the last depth-three node
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -398,9 +399,21 @@ class Solver:
             free = np.flatnonzero((ones > 0) & (ones < len(ids)))
             X = np.ascontiguousarray(self.X[:, free]) if len(free) < self.X.shape[1] else self.X
             worst = self.worst[:, 0] if self.use_sim else self.zero_worst
-            value, f, left, right, label = bitcount.solve_depth_three_bits(
+            cross = np.zeros(len(free))
+            previous = self.split_bounds.get(n)
+            if self.use_sim and previous is not None:
+                # Similarity bound per split (Eq. 45, erratum 9) from the last depth-three node of this budget:
+                # a split's value here ≥ its value there − worst of the rows it lost.
+                removed = depth2.sorted_difference(previous[0], ids)
+                if 2 * len(removed) <= len(ids):
+                    cross = np.maximum(previous[1][free] - worst[removed].sum(), 0.0)
+            value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
                 X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
-                ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim)
+                ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim, cross)
+            if self.use_sim:
+                full = np.zeros(self.X.shape[1])
+                full[free] = bounds
+                self.split_bounds[n] = (ids, full)
             if value == INF:
                 return None
             f = f if f == depth2.NONE else free[f]
