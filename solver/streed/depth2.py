@@ -259,7 +259,7 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
     return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _best_leaf(L, s):
     # Scalar fast path: (value, label) of the cheapest leaf for summed rows s.
     best, label = np.inf, 0
@@ -273,12 +273,11 @@ def _best_leaf(L, s):
 
 
 @numba.njit(cache=True)
-def _best_split(L, S, C, tot, N, a, side, child_cost, min_leaf, R):
+def _best_split(L, S, C, tot, N, a, side, child_cost, min_leaf, R, s0, s1):
     # Scalar fast path: best depth-one tree inside child x_a = side; returns (value, f2, label0, label1).
+    # s0, s1: scratch vectors (R,), reused so the loop allocates nothing.
     count_side = C[a, a] if side == 1 else N - C[a, a]
     best, code_f, code_0, code_1 = np.inf, NONE, 0, 0
-    s0 = np.empty(R)
-    s1 = np.empty(R)
     for b in range(S.shape[0]):
         if b == a:
             continue
@@ -319,6 +318,8 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
     codes = np.full((3, 7), NONE, dtype=np.int64)
     codes[:, 2] = label
     left_sum = np.empty(R)
+    s0, s1 = np.empty(R), np.empty(R)
+    cands = np.empty(4)
     for a in range(q):
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
@@ -328,10 +329,11 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
             left_sum[r] = tot[r] - S[a, a, r]
         lv, lk = _best_leaf(L, left_sum)
         rv, rk = _best_leaf(L, S[a, a])
-        cands = np.array([lv + rv, np.inf, np.inf, np.inf])
+        cands[0], cands[1], cands[2], cands[3] = lv + rv, np.inf, np.inf, np.inf
+        fl = l0 = l1 = fr = r0 = r1 = NONE
         if budget >= 2:
-            sl, fl, l0, l1 = _best_split(L, S, C, tot, N, a, 0, child_cost, min_leaf, R)
-            sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, 1, child_cost, min_leaf, R)
+            sl, fl, l0, l1 = _best_split(L, S, C, tot, N, a, 0, child_cost, min_leaf, R, s0, s1)
+            sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, 1, child_cost, min_leaf, R, s0, s1)
             cands[1], cands[2], cands[3] = sl + rv, lv + sr, sl + sr
         for which in range(4):
             value = cands[which] + extra

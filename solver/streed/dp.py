@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.streed import depth2, fronts
+from solver.streed import bitcount, depth2, fronts
 
 INF = float("inf")
 
@@ -86,6 +86,13 @@ class Solver:
         self.free_costs = (np.zeros(m), np.zeros((m, m)))
         # One component, no constraint, free branching: depth-three nodes go to one kernel.
         self.simple = self.scalar and task.test_cost is None and not np.isfinite(task.caps).any()  # branching is free unless the task has test costs
+        # One-hot 0/1 row vectors: pair sums are counts, computed by popcount (solver.streed.bitcount).
+        A = task.A
+        self.labels = None
+        if A.shape[0] and ((A == 0) | (A == 1)).all() and (A.sum(axis=1) == 1).all():
+            self.labels = np.ascontiguousarray(A.argmax(axis=1), dtype=np.int64)
+        self.zero_worst = np.zeros(A.shape[0])
+        self.split_bounds = {}  # budget -> (rows, lower bound per root split) of the last depth-three node
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -197,12 +204,15 @@ class Solver:
             result = self._depth_two(ids, path, n, ub)
             yield
         elif self.use_d2 and d == 3 and self.simple:
-            result = self._depth_three(ids, n)
+            result = self._depth_three(ids, n, ub)
             yield
         else:
             result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
         if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
-            self._store(keys, self._entry(None, max(ub, lb[:, 0].min())))
+            floor = max(ub, lb[:, 0].min())
+            self._store(keys, self._entry(None, floor))
+            if self.scalar and np.isfinite(floor):
+                self._remember(ids, d, n, np.array([[floor]]))  # a proved bound feeds the similarity bound too
             return empty(self.p)
         self._store(keys, self._entry(result, ub))
         if ub == INF or self.scalar:
@@ -358,7 +368,10 @@ class Solver:
             if work < len(ids) and (plan is None or work < plan[0]):
                 best, plan = i, (work, added, removed)
         if plan is None:
-            S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
+            if self.labels is not None:
+                S, C, tot = bitcount.count_pairs_bits(self.X, ids, self.labels, self.task.A.shape[1])
+            else:
+                S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
             self.counted.append((ids, S, C, tot))
             if len(self.counted) > 2:
                 self.counted.pop(0)
@@ -371,12 +384,42 @@ class Solver:
         return S, C, tot
 
 
-    def _depth_three(self, ids, n):
-        """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel."""
+    def _depth_three(self, ids, n, ub):
+        """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel.
+
+        The one-hot kernel takes the upper bound and the similarity lower bound
+        (returns None when nothing is below ``ub``); the general one ignores both.
+        """
         self.counters["depth_three_calls"] += 1
-        value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
-                                                               self.min_leaf, n)
         free = np.arange(self.X.shape[1])
+        if self.labels is not None:
+            # Only features that vary on these rows can ever split them (min leaf ≥ 1); dropping the
+            # constant ones keeps the order, hence the same splits and ties, and shrinks every count.
+            ones = self.X[ids].sum(axis=0)
+            free = np.flatnonzero((ones > 0) & (ones < len(ids)))
+            X = np.ascontiguousarray(self.X[:, free]) if len(free) < self.X.shape[1] else self.X
+            worst = self.worst[:, 0] if self.use_sim else self.zero_worst
+            cross = np.zeros(len(free))
+            previous = self.split_bounds.get(n)
+            if self.use_sim and previous is not None:
+                # Similarity bound per split (Eq. 45, erratum 9) from the last depth-three node of this budget:
+                # a split's value here ≥ its value there − worst of the rows it lost.
+                removed = depth2.sorted_difference(previous[0], ids)
+                if 2 * len(removed) <= len(ids):
+                    cross = np.maximum(previous[1][free] - worst[removed].sum(), 0.0)
+            value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
+                X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
+                ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim, cross)
+            if self.use_sim:
+                full = np.zeros(self.X.shape[1])
+                full[free] = bounds
+                self.split_bounds[n] = (ids, full)
+            if value == INF:
+                return None
+            f = f if f == depth2.NONE else free[f]
+        else:
+            value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
+                                                                   self.min_leaf, n)
         tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
 
