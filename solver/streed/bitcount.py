@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from solver.bitset import popcount
-from solver.streed.depth2 import NONE, _best_leaf, _child, add_pairs, solve_scalar
+from solver.streed.depth2 import NONE, _best_leaf, _child, add_pairs, record_candidates, solve_scalar
 
 
 @numba.njit(cache=True)
@@ -236,20 +236,5 @@ def solve_scalar_binary(L, S, C, tot, N, min_leaf):
         sl, fl, l0, l1 = _best_split_binary(S, C, tot, N, a, 0, min_leaf)
         sr, fr, r0, r1 = _best_split_binary(S, C, tot, N, a, 1, min_leaf)
         cands[0], cands[1], cands[2], cands[3] = lv + rv, sl + rv, lv + sr, sl + sr
-        for which in range(4):
-            value = cands[which]
-            left_split, right_split = which == 1 or which == 3, which == 2 or which == 3
-            level = 2 if which == 3 else (1 if which > 0 else 0)
-            for t in range(level, 3):
-                if value < values[t]:
-                    values[t] = value
-                    codes[t, 0] = a
-                    if left_split:
-                        codes[t, 1], codes[t, 2], codes[t, 3] = fl, l0, l1
-                    else:
-                        codes[t, 1], codes[t, 2], codes[t, 3] = NONE, lk, NONE
-                    if right_split:
-                        codes[t, 4], codes[t, 5], codes[t, 6] = fr, r0, r1
-                    else:
-                        codes[t, 4], codes[t, 5], codes[t, 6] = NONE, rk, NONE
+        record_candidates(values, codes, cands, 0.0, 3, a, fl, l0, l1, lk, fr, r0, r1, rk)
     return values, codes

@@ -335,23 +335,34 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
             sl, fl, l0, l1 = _best_split(L, S, C, tot, N, a, 0, child_cost, min_leaf, R, s0, s1)
             sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, 1, child_cost, min_leaf, R, s0, s1)
             cands[1], cands[2], cands[3] = sl + rv, lv + sr, sl + sr
-        for which in range(4):
-            value = cands[which] + extra
-            left_split, right_split = which == 1 or which == 3, which == 2 or which == 3
-            level = 2 if which == 3 else (1 if which > 0 else 0)
-            for t in range(level, min(budget, 3)):
-                if value < values[t]:
-                    values[t] = value
-                    codes[t, 0] = a
-                    if left_split:
-                        codes[t, 1], codes[t, 2], codes[t, 3] = fl, l0, l1
-                    else:
-                        codes[t, 1], codes[t, 2], codes[t, 3] = NONE, lk, NONE
-                    if right_split:
-                        codes[t, 4], codes[t, 5], codes[t, 6] = fr, r0, r1
-                    else:
-                        codes[t, 4], codes[t, 5], codes[t, 6] = NONE, rk, NONE
+        record_candidates(values, codes, cands, extra, min(budget, 3), a, fl, l0, l1, lk, fr, r0, r1, rk)
     return values, codes
+
+
+@numba.njit(cache=True)
+def record_candidates(values, codes, cands, extra, top, a, fl, l0, l1, lk, fr, r0, r1, rk):
+    """Keep the split on ``a`` where it beats the best tree of each node budget below ``top``.
+
+    ``cands`` holds the four trees of the split: both children leaves, the left one split, the right
+    one split, both split (budgets 1, 2, 2, 3); ``codes`` rows are (feature, left: feature, label 0,
+    label 1, right: feature, label 0, label 1), a leaf child written as (NONE, its label, NONE).
+    """
+    for which in range(4):
+        value = cands[which] + extra
+        left_split, right_split = which == 1 or which == 3, which == 2 or which == 3
+        level = 2 if which == 3 else (1 if which > 0 else 0)
+        for t in range(level, top):
+            if value < values[t]:
+                values[t] = value
+                codes[t, 0] = a
+                if left_split:
+                    codes[t, 1], codes[t, 2], codes[t, 3] = fl, l0, l1
+                else:
+                    codes[t, 1], codes[t, 2], codes[t, 3] = NONE, lk, NONE
+                if right_split:
+                    codes[t, 4], codes[t, 5], codes[t, 6] = fr, r0, r1
+                else:
+                    codes[t, 4], codes[t, 5], codes[t, 6] = NONE, rk, NONE
 
 
 @numba.njit(cache=True)

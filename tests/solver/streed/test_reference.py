@@ -59,9 +59,12 @@ def test_f1_matches_pystreed(name, depth, nodes):
                                                   ("equality_of_opportunity", "equality-of-opportunity")])
 def test_fairness_matches_pystreed(name, depth, task, reference_task):
     # The first column is the protected group; pystreed never branches on it, and here it is not a feature.
-    if depth == 3 and name == "compas-osdt-binary":
-        pytest.skip("minutes for our 3-D fronts on 6907 rows at depth 3; measured in bench/streed.py")
     X, y = load(name)
+    if depth == 3 and name == "compas-osdt-binary":
+        # All 6,907 rows take minutes for our 3-D fronts at depth 3 (bench/streed.py measures them);
+        # a fixed sample of rows keeps the comparison in the suite.
+        keep = np.random.default_rng(3).choice(len(y), size=1500, replace=False)
+        X, y = X[keep], y[keep]
     delta = 0.05
     reference = pystreed.STreeDGroupFairnessClassifier(
         optimization_task=reference_task, discrimination_limit=delta, sensitive_feature=0,
