@@ -145,3 +145,27 @@ def unpack(bits, n):
 def full(n):
     """Return the bitset of all ``n`` items."""
     return pack(np.ones(n, dtype=bool))
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_SHIFT = np.uint64(31)
+
+
+@numba.njit(cache=True)
+def hash_words(bits, seed):
+    """Return a 64-bit hash of a packed bitset, started from ``seed`` (uint64): keys of hash tables."""
+    h = seed * _MIX
+    for w in range(bits.shape[0]):
+        h = (h ^ bits[w]) * _MIX2
+        h ^= h >> _SHIFT
+    return h
+
+
+@numba.njit(cache=True)
+def row_equals(keys, row, bits):
+    """Return whether row ``row`` of the key matrix ``keys`` holds the bitset ``bits``."""
+    for w in range(bits.shape[0]):
+        if keys[row, w] != bits[w]:
+            return False
+    return True

@@ -16,13 +16,12 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from solver.bitset import hash_words, row_equals
+
 EMPTY = -1
 NO_SPLIT = -1
 # Vertex states: created (not queued), queued for exploration, expanded (its splits are known).
 NEW, QUEUED, EXPANDED = 0, 1, 2
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
-_SHIFT = np.uint64(31)
 
 
 class Graph(NamedTuple):
@@ -138,19 +137,7 @@ def grown(graph, vertices, pool, edges):
 @numba.njit(cache=True)
 def key_hash(bits, depth, tag):
     """Return a 64-bit hash of (bitset, depth, tag)."""
-    h = (np.uint64(depth + 1) ^ tag) * _MIX
-    for w in range(bits.shape[0]):
-        h = (h ^ bits[w]) * _MIX2
-        h ^= h >> _SHIFT
-    return h
-
-
-@numba.njit(cache=True)
-def _same(keys, v, bits):
-    for w in range(bits.shape[0]):
-        if keys[v, w] != bits[w]:
-            return False
-    return True
+    return hash_words(bits, np.uint64(depth + 1) ^ tag)
 
 
 @numba.njit(cache=True)
@@ -160,7 +147,7 @@ def find_slot(graph, bits, depth, tag):
     slot = np.int64(key_hash(bits, depth, tag) & mask)
     while True:
         v = graph.slots[slot]
-        if v == EMPTY or (graph.depth[v] == depth and graph.tag[v] == tag and _same(graph.keys, v, bits)):
+        if v == EMPTY or (graph.depth[v] == depth and graph.tag[v] == tag and row_equals(graph.keys, v, bits)):
             return slot
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
 

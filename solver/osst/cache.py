@@ -13,11 +13,10 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from solver.bitset import hash_words, row_equals
+
 EMPTY = -1
 NO_SPLIT = -1
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
-_SHIFT = np.uint64(31)
 
 
 class Memo(NamedTuple):
@@ -91,19 +90,7 @@ def grown(memo):
 @numba.njit(cache=True)
 def key_hash(bits, depth):
     """Return a 64-bit hash of (bitset, depth)."""
-    h = np.uint64(depth + 1) * _MIX
-    for w in range(bits.shape[0]):
-        h = (h ^ bits[w]) * _MIX2
-        h ^= h >> _SHIFT
-    return h
-
-
-@numba.njit(cache=True)
-def _same(keys, node, bits):
-    for w in range(bits.shape[0]):
-        if keys[node, w] != bits[w]:
-            return False
-    return True
+    return hash_words(bits, np.uint64(depth + 1))
 
 
 @numba.njit(cache=True)
@@ -113,7 +100,7 @@ def find_slot(memo, bits, depth):
     slot = np.int64(key_hash(bits, depth) & mask)
     while True:
         node = memo.slots[slot]
-        if node == EMPTY or (memo.depth[node] == depth and _same(memo.keys, node, bits)):
+        if node == EMPTY or (memo.depth[node] == depth and row_equals(memo.keys, node, bits)):
             return slot
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
 
