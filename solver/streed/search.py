@@ -34,8 +34,8 @@ def warmup():
                       group=(np.arange(16) // 2) % 2, treatment=np.arange(16) % 2, treatments=["a", "b"],
                       outcome=rng.random(16))
     for task in ("accuracy", "f1", "demographic_parity"):
-        for d2 in (True, False):
-            config = ALGORITHM.clean({"task": task, "max_depth": 3, "use_depth_two_solver": d2})
+        for depth, d2 in ((2, True), (3, True), (4, True), (3, False)):  # each entry point of every kernel
+            config = ALGORITHM.clean({"task": task, "max_depth": depth, "use_depth_two_solver": d2})
             search = STreeDSearch(problem, config)
             while not search.step(64):
                 pass
