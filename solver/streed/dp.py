@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.streed import bitcount, depth2, fronts
+from solver.streed import bitcount, depth2, front2, fronts
 
 INF = float("inf")
 
@@ -44,6 +44,9 @@ class Front:
 
 def empty(p):
     return Front(np.empty((0, p)), [], np.empty(0, dtype=np.int64))
+
+
+_F1_LEAVES = np.array([[[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]])  # label 0 → (positives, 0), 1 → (0, negatives)
 
 
 def count_nodes(tree):
@@ -92,6 +95,10 @@ class Solver:
         if A.shape[0] and ((A == 0) | (A == 1)).all() and (A.sum(axis=1) == 1).all():
             self.labels = np.ascontiguousarray(A.argmax(axis=1), dtype=np.int64)
         self.zero_worst = np.zeros(A.shape[0])
+        present = float(self.X.sum()) / max(self.X.shape[0], 1)  # features present per row, on average
+        self.per_row = max(present, 1.0) ** 2 / 2 * (1 + A.shape[1])
+        # F1's (FN, FP) fronts have their own depth-two kernel (solver.streed.front2).
+        self.f1 = self.labels is not None and task.L.shape == (2, 2, 2) and np.array_equal(task.L, _F1_LEAVES)
         self.split_bounds = {}  # budget -> (rows, lower bound per root split) of the last depth-three node
 
     # -- cache -------------------------------------------------------------
@@ -341,7 +348,9 @@ class Solver:
             child_cost = self.task.test_cost.child_costs(measured, free)
         else:
             root_cost, child_cost = self.free_costs
-        if self.scalar and not np.isfinite(self.task.caps).any():
+        if self.f1 and self.task.test_cost is None:
+            out = front2.solve_f1(S, C, tot, len(ids), self._caps(ub), self.min_leaf, n)
+        elif self.scalar and not np.isfinite(self.task.caps).any():
             values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
                                                 self.min_leaf, n)
             out = tuple(x for t in range(3) for x in (values[t:t + 1, None], codes[t:t + 1]))
@@ -352,24 +361,34 @@ class Solver:
         for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
             if budget > n:
                 break
-            trees = [decode(code, free) for code in codes]
-            front = Front(values, trees, np.array([count_nodes(t) for t in trees], dtype=np.int64))
+            front = Front(values, decode_all(codes, free), depth2._nodes(codes))
             self._store(self._keys(ids, path, d, budget), self._entry(front, INF if self.scalar else ub))
             result = front
         return result
 
 
     def _counts(self, ids):
+        """Return the pair sums of ``ids``: counted afresh, or updated from the closest of the last two counted sets.
+
+        Work estimates: a row update touches every pair of the row's present features
+        (``c²/2 · (1 + R)``); a fresh count is one pass over the rows, or for one-hot
+        tasks ``q²/2 · R`` popcounts per 64 rows (``solver.streed.bitcount``).
+        """
+        q, R = self.X.shape[1], self.task.A.shape[1]
+        if self.labels is not None:
+            fresh = len(ids) * q + q * (q + 1) / 2 * R * ((len(ids) + 63) // 64)
+        else:
+            fresh = len(ids) * self.per_row
         best, plan = None, None
         for i, (old, S, C, tot) in enumerate(self.counted):
             added = depth2.sorted_difference(ids, old)
             removed = depth2.sorted_difference(old, ids)
-            work = len(added) + len(removed)
-            if work < len(ids) and (plan is None or work < plan[0]):
+            work = (len(added) + len(removed)) * self.per_row
+            if work < fresh and (plan is None or work < plan[0]):
                 best, plan = i, (work, added, removed)
         if plan is None:
             if self.labels is not None:
-                S, C, tot = bitcount.count_pairs_bits(self.X, ids, self.labels, self.task.A.shape[1])
+                S, C, tot = bitcount.count_pairs_bits(self.X, ids, self.labels, R)
             else:
                 S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
             self.counted.append((ids, S, C, tot))
@@ -382,7 +401,6 @@ class Solver:
         depth2.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
         self.counted[best] = (ids, S, C, tot)
         return S, C, tot
-
 
     def _depth_three(self, ids, n, ub):
         """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel.
@@ -422,6 +440,20 @@ class Solver:
                                                                    self.min_leaf, n)
         tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
+
+
+def decode_all(codes, free):
+    """Return the nested-tuple trees of depth-two codes (k, 7), as ``decode`` does one by one."""
+    free = free.tolist()
+    out = []
+    for f1, fl, la, lb, fr, ra, rb in codes.tolist():
+        if f1 == depth2.NONE:
+            out.append((la,))
+            continue
+        left = (la,) if fl == depth2.NONE else (free[fl], (la,), (lb,))
+        right = (ra,) if fr == depth2.NONE else (free[fr], (ra,), (rb,))
+        out.append((free[f1], left, right))
+    return out
 
 
 def decode(code, free):

@@ -1,0 +1,227 @@
+"""Depth-two fronts of (FN, FP) counts for the F1 task (spec §2.4, §3.6), without general front merges.
+
+The generic ``depth2.solve`` builds every front with small merges and
+sorts; for F1 every value is a pair of integer counts (false negatives,
+false positives) bounded by the node's positives and negatives, so a front
+of one node budget is an array ``fp[fn]`` (fewest false positives for each
+false-negative count) with the code of the tree that reaches it. Adding a
+candidate is O(1); the front is read off by one sweep over ``fn``. A leaf
+labelled 0 is worth (positives, 0), labelled 1 (0, negatives); a split of a
+child on ``b`` with labels (0, 1) is (positives where x_b = 0, negatives
+where x_b = 1), with (1, 0) the other way round.
+
+Same fronts as ``depth2.solve`` (values, and among equal values the fewest
+branching nodes); ties between trees of equal value and size may resolve
+to another of them.
+"""
+
+import numba
+import numpy as np
+
+from solver.streed.depth2 import NONE
+
+
+@numba.njit(cache=True)
+def _insert(sfn, sfp, scode, k, fn, fp, b, l0, l1):
+    """Insert (fn, fp) into the staircase of ``k`` points (increasing fn, strictly falling fp); return its size.
+
+    A point weakly dominated by one already there is dropped (so among equal values the
+    earlier stays); the points the new one dominates are removed.
+    """
+    i = 0
+    while i < k and sfn[i] < fn:
+        i += 1
+    if i > 0 and sfp[i - 1] <= fp:
+        return k
+    if i < k and sfn[i] == fn and sfp[i] <= fp:
+        return k
+    j = i
+    while j < k and sfp[j] >= fp:
+        j += 1
+    # Points i..j-1 are dominated: replace them by the new one, shifting the rest.
+    shift = 1 - (j - i)
+    if shift > 0:
+        for t in range(k - 1, j - 1, -1):
+            sfn[t + shift], sfp[t + shift] = sfn[t], sfp[t]
+            scode[t + shift, 0], scode[t + shift, 1], scode[t + shift, 2] = scode[t, 0], scode[t, 1], scode[t, 2]
+    elif shift < 0:
+        for t in range(j, k):
+            sfn[t + shift], sfp[t + shift] = sfn[t], sfp[t]
+            scode[t + shift, 0], scode[t + shift, 1], scode[t + shift, 2] = scode[t, 0], scode[t, 1], scode[t, 2]
+    sfn[i], sfp[i] = fn, fp
+    scode[i, 0], scode[i, 1], scode[i, 2] = b, l0, l1
+    return k + shift
+
+
+@numba.njit(cache=True)
+def _child_splits(neg, pos, a, side, totals, min_leaf, sfn, sfp, scode):
+    """Fill the front of depth-one trees inside child ``x_a = side`` into ``sfn``, ``sfp``, ``scode`` (b, l0, l1).
+
+    ``neg``, ``pos``: symmetric pair counts (q, q) of negatives and positives; ``totals`` = (negatives,
+    positives) of the node. Returns the number of points, by increasing FN.
+    """
+    k = 0
+    na, pa = neg[a, a], pos[a, a]
+    for b in range(neg.shape[0]):
+        if b == a:
+            continue
+        if side == 1:
+            n1, p1 = neg[a, b], pos[a, b]
+            n0, p0 = na - n1, pa - p1
+        else:
+            n1, p1 = neg[b, b] - neg[a, b], pos[b, b] - pos[a, b]
+            n0 = totals[0] - na - neg[b, b] + neg[a, b]
+            p0 = totals[1] - pa - pos[b, b] + pos[a, b]
+        if n0 + p0 < min_leaf or n1 + p1 < min_leaf:
+            continue
+        k = _insert(sfn, sfp, scode, k, p0, n1, b, 0, 1)  # x_b = 0 → label 0, x_b = 1 → label 1
+        k = _insert(sfn, sfp, scode, k, p1, n0, b, 1, 0)  # the other way round
+    return k
+
+
+@numba.njit(cache=True)
+def _symmetric(S, r):
+    # Integer pair counts of class r as a full symmetric matrix (rows read contiguously).
+    q = S.shape[0]
+    out = np.empty((q, q), dtype=np.int64)
+    for a in range(q):
+        for b in range(a, q):
+            out[a, b] = out[b, a] = int(S[a, b, r])
+    return out
+
+
+@numba.njit(cache=True)
+def _offer(best_fp, best_nodes, codes, fn, fp, nodes, f1, left, right, cap_fn, cap_fp):
+    # Keep candidate (fn, fp) at slot fn when it has fewer false positives, or as many and fewer nodes.
+    if fn > cap_fn or fp > cap_fp:
+        return
+    if fp < best_fp[fn] or (fp == best_fp[fn] and nodes < best_nodes[fn]):
+        best_fp[fn] = fp
+        best_nodes[fn] = nodes
+        codes[fn, 0] = f1
+        codes[fn, 1], codes[fn, 2], codes[fn, 3] = left[0], left[1], left[2]
+        codes[fn, 4], codes[fn, 5], codes[fn, 6] = right[0], right[1], right[2]
+
+
+@numba.njit(cache=True)
+def _read_front(best_fp, codes):
+    # Sweep the slots by increasing FN, keeping strictly falling FP: values (k, 2), codes (k, 7).
+    P = best_fp.shape[0]
+    keep = np.empty(P, dtype=np.int64)
+    count = 0
+    lowest = np.iinfo(np.int64).max
+    for fn in range(P):
+        if best_fp[fn] < lowest:
+            lowest = best_fp[fn]
+            keep[count] = fn
+            count += 1
+    values = np.empty((count, 2))
+    out = np.empty((count, 7), dtype=np.int64)
+    for i in range(count):
+        values[i, 0], values[i, 1] = keep[i], best_fp[keep[i]]
+        out[i] = codes[keep[i]]
+    return values, out
+
+
+@numba.njit(cache=True)
+def solve_f1(S, C, tot, N, caps, min_leaf, budget):
+    """Return the (FN, FP) fronts of every tree of depth ≤ 2 with at most 1, 2 and 3 branching nodes.
+
+    ``S[a, b]`` counts (negatives, positives) with features a and b (a ≤ b), ``C`` the rows, ``tot``
+    the node's (negatives, positives); ``caps`` bound (FN, FP). Same output as ``depth2.solve``:
+    ``(values1, codes1, values2, codes2, values3, codes3)``, budgets above ``budget`` empty.
+
+    The slots run over the smaller class: with fewer negatives than positives the classes are
+    swapped (FN ↔ FP, labels flipped) and the fronts swapped back.
+    """
+    if tot[0] >= tot[1]:
+        return _solve_f1(S, C, tot, N, caps, min_leaf, budget)
+    v1, c1, v2, c2, v3, c3 = _solve_f1(np.ascontiguousarray(S[:, :, ::-1]), C, tot[::-1].copy(), N,
+                                       caps[::-1].copy(), min_leaf, budget)
+    v1, c1 = _swap_back(v1, c1)
+    v2, c2 = _swap_back(v2, c2)
+    v3, c3 = _swap_back(v3, c3)
+    return v1, c1, v2, c2, v3, c3
+
+
+@numba.njit(cache=True)
+def _swap_back(values, codes):
+    # A front of the swapped classes as (FN, FP) by increasing FN, labels flipped.
+    values = np.ascontiguousarray(values[::-1, ::-1])
+    codes = np.ascontiguousarray(codes[::-1])
+    for i in range(codes.shape[0]):
+        for j in (2, 3, 5, 6):
+            if codes[i, j] != NONE:
+                codes[i, j] = 1 - codes[i, j]
+    return values, codes
+
+
+@numba.njit(cache=True)
+def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
+    P, M = int(tot[1]), int(tot[0])
+    cap_fn, cap_fp = min(caps[0], P), caps[1]
+    top = min(budget, 3)
+    empty = np.iinfo(np.int64).max
+    best_fp = np.full((3, P + 1), empty, dtype=np.int64)
+    best_nodes = np.zeros((3, P + 1), dtype=np.int64)
+    codes = np.full((3, P + 1, 7), NONE, dtype=np.int64)
+    leaf0 = np.array([NONE, 0, NONE])
+    leaf1 = np.array([NONE, 1, NONE])
+    nothing = np.array([NONE, NONE, NONE])
+    for t in range(top):  # a lone leaf is coded (NONE, NONE, label, NONE, ...), as in depth2
+        _offer(best_fp[t], best_nodes[t], codes[t], P, 0, 0, NONE, leaf0, nothing, cap_fn, cap_fp)
+        _offer(best_fp[t], best_nodes[t], codes[t], 0, M, 0, NONE, leaf1, nothing, cap_fn, cap_fp)
+    sub = np.empty(3, dtype=np.int64)
+    q = S.shape[0]
+    lfn, lfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
+    rfn, rfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
+    lcode, rcode = np.empty((2 * q, 3), dtype=np.int64), np.empty((2 * q, 3), dtype=np.int64)
+    neg, pos = _symmetric(S, 0), _symmetric(S, 1)
+    totals = np.array([M, P])
+    for a in range(S.shape[0]):
+        n1 = C[a, a]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        rn, rp = int(S[a, a, 0]), int(S[a, a, 1])
+        ln, lp = M - rn, P - rp
+        # Leaf children: label 0 → (positives, 0), label 1 → (0, negatives); equal labels are the leaf itself.
+        lleaf_fn, lleaf_fp = np.array([lp, 0]), np.array([0, ln])
+        rleaf_fn, rleaf_fp = np.array([rp, 0]), np.array([0, rn])
+        for i in range(2):
+            for j in range(2):
+                if i != j:
+                    left, right = (leaf0 if i == 0 else leaf1), (leaf0 if j == 0 else leaf1)
+                    for t in range(top):
+                        _offer(best_fp[t], best_nodes[t], codes[t], lleaf_fn[i] + rleaf_fn[j],
+                               lleaf_fp[i] + rleaf_fp[j], 1, a, left, right, cap_fn, cap_fp)
+        if top < 2:
+            continue
+        kl = _child_splits(neg, pos, a, 0, totals, min_leaf, lfn, lfp, lcode)
+        kr = _child_splits(neg, pos, a, 1, totals, min_leaf, rfn, rfp, rcode)
+        for i in range(kl):
+            sub[:] = lcode[i]
+            for j in range(2):
+                right = leaf0 if j == 0 else leaf1
+                for t in range(1, top):
+                    _offer(best_fp[t], best_nodes[t], codes[t], lfn[i] + rleaf_fn[j], lfp[i] + rleaf_fp[j], 2, a,
+                           sub, right, cap_fn, cap_fp)
+        for j in range(kr):
+            sub[:] = rcode[j]
+            for i in range(2):
+                left = leaf0 if i == 0 else leaf1
+                for t in range(1, top):
+                    _offer(best_fp[t], best_nodes[t], codes[t], lleaf_fn[i] + rfn[j], lleaf_fp[i] + rfp[j], 2, a,
+                           left, sub, cap_fn, cap_fp)
+        if top < 3:
+            continue
+        for i in range(kl):
+            for j in range(kr):
+                _offer(best_fp[2], best_nodes[2], codes[2], lfn[i] + rfn[j], lfp[i] + rfp[j], 3, a, lcode[i],
+                       rcode[j], cap_fn, cap_fp)
+    out = []
+    for t in range(3):
+        if t < top:
+            out.append(_read_front(best_fp[t], codes[t]))
+        else:
+            out.append((np.empty((0, 2)), np.empty((0, 7), dtype=np.int64)))
+    return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]

@@ -1,0 +1,63 @@
+"""Specialised kernels against the general ones they replace: same fronts on random data."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.streed import depth2, front2
+
+
+@st.composite
+def counted(draw):
+    n = draw(st.integers(1, 40))
+    m = draw(st.integers(1, 6))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)),
+                 dtype=np.uint8)
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    ids = np.flatnonzero(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool))
+    return X, y, ids
+
+
+@settings(max_examples=300, deadline=None)
+@given(counted(), st.integers(1, 3), st.integers(1, 3), st.one_of(st.none(), st.integers(0, 30)))
+def test_f1_depth_two_fronts_equal_the_general_solver(case, budget, min_leaf, cap):
+    X, y, ids = case
+    A = np.zeros((len(y), 2))
+    A[np.arange(len(y)), y] = 1.0
+    L = _f1_leaves()
+    S, C, tot = depth2.count_pairs(X, ids, A)
+    q = X.shape[1]
+    caps = np.array([np.inf if cap is None else float(cap), np.inf])
+    general = depth2.solve(L, S, C, tot, len(ids), caps, np.zeros(q), np.zeros((q, q)), min_leaf, budget)
+    fast = front2.solve_f1(S, C, tot, len(ids), caps, min_leaf, budget)
+    for t in range(3):
+        expected, got = general[2 * t], fast[2 * t]
+        expected = expected[np.lexsort(expected.T[::-1])]
+        assert np.array_equal(expected, got), (t, expected, got)
+        # Same fewest branching nodes per value, and every code's tree has its value.
+        assert sorted(depth2._nodes(general[2 * t + 1]).tolist()) == sorted(depth2._nodes(fast[2 * t + 1]).tolist())
+        for value, code in zip(got, fast[2 * t + 1]):
+            assert np.array_equal(_code_value(X, y, ids, code), value)
+
+
+def _f1_leaves():
+    L = np.zeros((2, 2, 2))
+    L[0, 0, 1] = 1.0
+    L[1, 1, 0] = 1.0
+    return L
+
+
+def _code_value(X, y, ids, code):
+    # (FN, FP) of a depth-two code on the rows ids.
+    f1_, fl, la, lb, fr, ra, rb = code
+    if f1_ == depth2.NONE:
+        predicted = np.full(len(ids), la)
+    else:
+        right = X[ids, f1_] == 1
+        predicted = np.where(right, ra, la)
+        if fl != depth2.NONE:
+            predicted = np.where(~right & (X[ids, fl] == 1), lb, predicted)
+        if fr != depth2.NONE:
+            predicted = np.where(right & (X[ids, fr] == 1), rb, predicted)
+    truth = y[ids]
+    return np.array([np.sum((truth == 1) & (predicted == 0)), np.sum((truth == 0) & (predicted == 1))], dtype=float)
