@@ -259,6 +259,89 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
     return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
 
 
+@numba.njit(cache=True)
+def _fewest_first(lv, lc, rv, rc, extra, caps, f1, level, best_v, best_c, best_n):
+    # Keep in best_* the feasible l ⊕ r ⊕ extra with the smallest first component (ties: fewer nodes).
+    p = lv.shape[1]
+    value = np.empty(p)
+    for i in range(lv.shape[0]):
+        for j in range(rv.shape[0]):
+            ok = True
+            for k in range(p):
+                value[k] = lv[i, k] + rv[j, k] + extra[k]
+                if value[k] > caps[k]:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            nodes = 1 + (lc[i, 0] != NONE) + (rc[j, 0] != NONE)
+            if value[0] < best_v[0] or (value[0] == best_v[0] and nodes < best_n[0]):
+                best_v[:] = value
+                best_n[0] = nodes
+                best_c[0] = f1
+                best_c[1:4] = lc[i]
+                best_c[4:7] = rc[j]
+
+
+@numba.njit(cache=True)
+def solve_fewest_first(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
+    """For a root that only needs its feasible tree with the smallest first component (root relaxation).
+
+    Same candidates as ``solve``, but no front is built at this node: for each
+    root feature and budget only the feasible tree with the fewest errors is
+    kept (the children's fronts are still complete, as feasibility is decided
+    only once both are combined). Returns ``(values, codes)`` per budget 1, 2, 3
+    like ``solve``: the leaves and one tree per root feature (not a front: the
+    caller keeps its non-dominated points), budgets above ``budget`` empty.
+    """
+    q, p = S.shape[0], L.shape[1]
+    top = min(budget, 3)
+    lv, labels = leaf_front(L, tot, caps)
+    values = np.empty((3, q + lv.shape[0], p))
+    codes = np.full((3, q + lv.shape[0], 7), NONE, dtype=np.int64)
+    sizes = np.zeros(3, dtype=np.int64)
+    for t in range(top):
+        for i in range(lv.shape[0]):
+            values[t, i] = lv[i]
+            codes[t, i, 2] = labels[i]
+        sizes[t] = lv.shape[0]
+    best_v = np.empty(p)
+    best_c = np.empty(7, dtype=np.int64)
+    best_n = np.zeros(1, dtype=np.int64)
+    for a in range(q):
+        n1 = C[a, a]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        extra = np.zeros(p)
+        extra[0] = N * root_cost[a]
+        llv, llk = leaf_front(L, tot - S[a, a], caps)
+        rlv, rlk = leaf_front(L, S[a, a].copy(), caps)
+        llc, rlc = _leaf_codes(llk), _leaf_codes(rlk)
+        if top >= 2:
+            lsv, lsc = subtree_front(L, S, C, tot, N, a, 0, caps, child_cost, min_leaf)
+            rsv, rsc = subtree_front(L, S, C, tot, N, a, 1, caps, child_cost, min_leaf)
+        best_v[0] = np.inf
+        for t in range(top):
+            # Budget t + 1 adds the trees of level t to those of the smaller budgets.
+            if t == 0:
+                _fewest_first(llv, llc, rlv, rlc, extra, caps, a, 0, best_v, best_c, best_n)
+            elif t == 1:
+                _fewest_first(lsv, lsc, rlv, rlc, extra, caps, a, 1, best_v, best_c, best_n)
+                _fewest_first(llv, llc, rsv, rsc, extra, caps, a, 1, best_v, best_c, best_n)
+            else:
+                _fewest_first(lsv, lsc, rsv, rsc, extra, caps, a, 2, best_v, best_c, best_n)
+            if best_v[0] < np.inf:
+                values[t, sizes[t]] = best_v
+                codes[t, sizes[t]] = best_c
+                sizes[t] += 1
+    out_v = []
+    out_c = []
+    for t in range(3):
+        out_v.append(values[t, :sizes[t]].copy())
+        out_c.append(codes[t, :sizes[t]].copy())
+    return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
+
+
 @numba.njit(cache=True, inline="always")
 def _best_leaf(L, s):
     # Scalar fast path: (value, label) of the cheapest leaf for summed rows s.

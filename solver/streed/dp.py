@@ -208,7 +208,7 @@ class Solver:
             return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
         self.counters["subproblems"] += 1
         if self.use_d2 and d <= 2:
-            result = self._depth_two(ids, path, n, ub)
+            result = self._depth_two(ids, path, n, ub, relax=root and self.task.root_scalar and self.use_ub)
             yield
         elif self.use_d2 and d == 3 and self.simple:
             result = self._depth_three(ids, n, ub)
@@ -331,8 +331,12 @@ class Solver:
         return caps
 
     # -- depth two ---------------------------------------------------------
-    def _depth_two(self, ids, path, n, ub):
+    def _depth_two(self, ids, path, n, ub, relax=False):
         """Solve depth ≤ 2 with the pair-count solver; cache budgets (1,1), (2,2), (2,3) (§3.5).
+
+        ``relax``: the root of a task that reports its feasible point with the fewest
+        errors (root relaxation, as in ``_branch``): only that tree per root feature is
+        kept, and nothing is cached (the result is not the node's complete front).
 
         Counts cover every feature (those on the path are constant here, so the
         solver never splits on them) and are updated from the closest of the last
@@ -348,7 +352,10 @@ class Solver:
             child_cost = self.task.test_cost.child_costs(measured, free)
         else:
             root_cost, child_cost = self.free_costs
-        if self.f1 and self.task.test_cost is None:
+        if relax:
+            out = depth2.solve_fewest_first(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
+                                            self.min_leaf, n)
+        elif self.f1 and self.task.test_cost is None:
             out = front2.solve_f1(S, C, tot, len(ids), self._caps(ub), self.min_leaf, n)
         elif self.scalar and not np.isfinite(self.task.caps).any():
             values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
@@ -362,7 +369,10 @@ class Solver:
             if budget > n:
                 break
             front = Front(values, decode_all(codes, free), depth2._nodes(codes))
-            self._store(self._keys(ids, path, d, budget), self._entry(front, INF if self.scalar else ub))
+            if relax:
+                front = front.take(fronts.pareto(front.values, front.nodes, self.task.caps))
+            else:
+                self._store(self._keys(ids, path, d, budget), self._entry(front, INF if self.scalar else ub))
             result = front
         return result
 
