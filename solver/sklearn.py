@@ -369,7 +369,8 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
     ``equality_of_opportunity`` (fewest errors with discrimination at most
     ``delta``; ``fit`` then needs ``group``, 0/1 per row). Other parameters are
     the registry's (``solver/streed/params.py``). ``front_`` holds the root
-    front of F1 and fairness fits (values and a tree per point).
+    front of F1 and fairness fits (every point's values; the trees of 40 points spread along it,
+    the reported one included, under ``"model"``).
     """
 
     algorithm = "streed"

@@ -1,12 +1,13 @@
-"""STreeD pictures: the root Pareto front (F1, fairness) with a tree per point, and the policy value.
+"""STreeD pictures: the root Pareto front (F1, fairness) with the trees of its points, and the policy value.
 
-The front's trees come from ``Result.extras["front"]`` (one model per point);
-the tree panel switches between them with a drop-down, so every point's tree
-is one click away.
+The front's points come from ``Result.extras["front"]``, with the trees of up
+to 40 points spread along it (the reported one included); the tree panel
+switches between them with a drop-down, so each is one click away.
 """
 
 from corelsweb.figures.common import base_layout, esc, figure
 from corelsweb.figures.tree import tree_figure
+from solver.streed.search import spread
 
 MAX_TREES = 40  # trees offered in the selector (spread along the front, the chosen one always included)
 
@@ -50,14 +51,13 @@ def front_figure(extras):
 
 
 def pick_points(points, limit=MAX_TREES):
-    """Return the indices of at most ``limit`` points spread along the front, the reported one included."""
-    n = len(points)
-    if n <= limit:
-        return list(range(n))
-    step = (n - 1) / (limit - 1)
-    chosen = {round(i * step) for i in range(limit)}
-    chosen |= {i for i, p in enumerate(points) if p.get("chosen")}
-    return sorted(chosen)
+    """Return the indices of at most ``limit`` points with a tree, spread along the front, the reported one included.
+
+    The solver stores the trees of 40 points spread along the front (``solver.streed.search``).
+    """
+    have = [i for i, p in enumerate(points) if "model" in p]
+    chosen = [k for k, i in enumerate(have) if points[i].get("chosen")]
+    return [have[k] for k in spread(len(have), limit, chosen)]
 
 
 def front_trees_figure(extras):

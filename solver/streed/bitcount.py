@@ -63,14 +63,19 @@ def count_masked(bits, cls, mask):
 
 
 @numba.njit(cache=True)
+def row_mask(N):
+    """Return the bitset with bits 0 … N − 1 set: array (⌈N/64⌉,) of uint64."""
+    mask = np.zeros((N + 63) // 64, dtype=np.uint64)
+    for i in range(N):
+        mask[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return mask
+
+
+@numba.njit(cache=True)
 def count_pairs_bits(X, ids, labels, R):
     """Return ``S``, ``C``, ``tot`` of the rows ``ids`` (one-hot rows with class ``labels[i]``)."""
     bits, cls = pack_rows(X, ids, labels, R)
-    W = bits.shape[1]
-    mask = np.zeros(W, dtype=np.uint64)
-    for i in range(ids.shape[0]):
-        mask[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-    return count_masked(bits, cls, mask)
+    return count_masked(bits, cls, row_mask(ids.shape[0]))
 
 
 @numba.njit(cache=True)

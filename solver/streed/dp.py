@@ -85,6 +85,7 @@ class Solver:
                          "similarity_prunes": 0, "splits": 0}
         self.incumbent = None  # the root's best front so far (anytime)
         self.counted = []  # the last two (ids, S, C, tot) of the depth-two solver
+        self.packed = None  # the bitsets of the last node whose children are depth-two (see _pack_node)
         m = self.X.shape[1]
         self.free_costs = (np.zeros(m), np.zeros((m, m)))
         # One component, no constraint, free branching: depth-three nodes go to one kernel.
@@ -251,6 +252,8 @@ class Solver:
         limit = ub if len(best) == 0 else min(ub, best.values[:, 0].min())
         relax = root and self.task.root_scalar and self.use_ub  # the root prunes on its first component
         half = 2 ** (d - 1) - 1
+        if d == 3 and self.use_d2 and self.labels is not None:
+            self._pack_node(ids, path)
         for f, left, right in self._splits(ids, path):
             if self.scalar and len(best) and best.values[0, 0] <= lb[0, 0]:
                 break  # the node's lower bound is reached: nothing can be better (early stop, §3.3)
@@ -344,7 +347,7 @@ class Solver:
         incremental counts).
         """
         self.counters["depth_two_calls"] += 1
-        S, C, tot = self._counts(ids)
+        S, C, tot = self._counts(ids, path)
         free = np.arange(self.X.shape[1])
         if self.task.test_cost is not None:
             measured = [f for f, _ in path]
@@ -377,14 +380,19 @@ class Solver:
         return result
 
 
-    def _counts(self, ids):
+    def _counts(self, ids, path=()):
         """Return the pair sums of ``ids``: counted afresh, or updated from the closest of the last two counted sets.
 
         Work estimates: a row update touches every pair of the row's present features
         (``c²/2 · (1 + R)``); a fresh count is one pass over the rows, or for one-hot
-        tasks ``q²/2 · R`` popcounts per 64 rows (``solver.streed.bitcount``).
+        tasks ``q²/2 · R`` popcounts per 64 rows (``solver.streed.bitcount``). A child of
+        the depth-three node whose rows are packed (``_pack_node``) is counted from those
+        bitsets, the right one as the parent's sums minus its left sibling's (§3.6).
         """
         q, R = self.X.shape[1], self.task.A.shape[1]
+        node = self.packed
+        if node is not None and len(path) and path[:-1] == node["path"]:
+            return self._child_counts(node, ids, *path[-1])
         if self.labels is not None:
             fresh = len(ids) * q + q * (q + 1) / 2 * R * ((len(ids) + 63) // 64)
         else:
@@ -411,6 +419,27 @@ class Solver:
         depth2.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
         self.counted[best] = (ids, S, C, tot)
         return S, C, tot
+
+    def _pack_node(self, ids, path):
+        """Pack the rows of a node whose children are depth-two subproblems into bitsets, once."""
+        bits, cls = bitcount.pack_rows(self.X, ids, self.labels, self.task.A.shape[1])
+        full = bitcount.row_mask(len(ids))
+        self.packed = {"path": path, "ids": ids, "bits": bits, "cls": cls, "full": full, "counts": None,
+                       "left": None}
+
+    def _child_counts(self, node, ids, f, side):
+        # Left child (x_f = 0): popcounts over the parent's bitsets; right: parent minus left when it is known.
+        if side == 0:
+            counts = bitcount.count_masked(node["bits"], node["cls"], node["full"] & ~node["bits"][f])
+            node["left"] = (f, counts)
+            return counts
+        if node["left"] is not None and node["left"][0] == f:
+            if node["counts"] is None:
+                node["counts"] = bitcount.count_masked(node["bits"], node["cls"], node["full"])
+            S, C, tot = node["counts"]
+            Sl, Cl, tl = node["left"][1]
+            return S - Sl, C - Cl, tot - tl
+        return bitcount.count_masked(node["bits"], node["cls"], node["full"] & node["bits"][f])
 
     def _depth_three(self, ids, n, ub):
         """Solve a depth-three node with the depth-two solver on both children of every split, in one kernel.

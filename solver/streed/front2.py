@@ -54,17 +54,22 @@ def _insert(sfn, sfp, scode, k, fn, fp, b, l0, l1):
 
 
 @numba.njit(cache=True)
-def _child_splits(neg, pos, a, side, totals, min_leaf, sfn, sfp, scode):
+def _child_splits(neg, pos, active, a, side, totals, min_leaf, sfn, sfp, scode, slot_fp, slot_code):
     """Fill the front of depth-one trees inside child ``x_a = side`` into ``sfn``, ``sfp``, ``scode`` (b, l0, l1).
 
-    ``neg``, ``pos``: symmetric pair counts (q, q) of negatives and positives; ``totals`` = (negatives,
-    positives) of the node. Returns the number of points, by increasing FN.
+    ``neg``, ``pos``: symmetric pair counts (k, k) of negatives and positives over the features
+    ``active`` (codes name ``active[b]``); ``totals`` = (negatives, positives) of the node. Returns
+    the number of points, by increasing FN. With slots (``slot_fp`` of size positives + 1, all at
+    the int64 maximum) each candidate is one comparison; without (size 0) it is inserted into the
+    sorted staircase — cheaper when the positives far outnumber the features.
     """
     k = 0
+    lo, hi = slot_fp.shape[0], -1
     na, pa = neg[a, a], pos[a, a]
     for b in range(neg.shape[0]):
         if b == a:
             continue
+        feature = active[b]
         if side == 1:
             n1, p1 = neg[a, b], pos[a, b]
             n0, p0 = na - n1, pa - p1
@@ -74,19 +79,38 @@ def _child_splits(neg, pos, a, side, totals, min_leaf, sfn, sfp, scode):
             p0 = totals[1] - pa - pos[b, b] + pos[a, b]
         if n0 + p0 < min_leaf or n1 + p1 < min_leaf:
             continue
-        k = _insert(sfn, sfp, scode, k, p0, n1, b, 0, 1)  # x_b = 0 → label 0, x_b = 1 → label 1
-        k = _insert(sfn, sfp, scode, k, p1, n0, b, 1, 0)  # the other way round
+        if slot_fp.shape[0] == 0:
+            k = _insert(sfn, sfp, scode, k, p0, n1, feature, 0, 1)  # x_b = 0 → label 0, x_b = 1 → label 1
+            k = _insert(sfn, sfp, scode, k, p1, n0, feature, 1, 0)  # the other way round
+            continue
+        # Slots: the fewest false positives per FN count (strict <: among equal values the earlier stays).
+        if n1 < slot_fp[p0]:
+            slot_fp[p0], slot_code[p0, 0], slot_code[p0, 1], slot_code[p0, 2] = n1, feature, 0, 1
+            lo, hi = min(lo, p0), max(hi, p0)
+        if n0 < slot_fp[p1]:
+            slot_fp[p1], slot_code[p1, 0], slot_code[p1, 1], slot_code[p1, 2] = n0, feature, 1, 0
+            lo, hi = min(lo, p1), max(hi, p1)
+    if slot_fp.shape[0] == 0:
+        return k
+    lowest = np.iinfo(np.int64).max
+    for fn in range(lo, hi + 1):  # read the staircase off the slots, and empty them for the next child
+        if slot_fp[fn] < lowest:
+            lowest = slot_fp[fn]
+            sfn[k], sfp[k] = fn, lowest
+            scode[k, 0], scode[k, 1], scode[k, 2] = slot_code[fn, 0], slot_code[fn, 1], slot_code[fn, 2]
+            k += 1
+        slot_fp[fn] = np.iinfo(np.int64).max
     return k
 
 
 @numba.njit(cache=True)
-def _symmetric(S, r):
-    # Integer pair counts of class r as a full symmetric matrix (rows read contiguously).
-    q = S.shape[0]
-    out = np.empty((q, q), dtype=np.int64)
-    for a in range(q):
-        for b in range(a, q):
-            out[a, b] = out[b, a] = int(S[a, b, r])
+def _symmetric(S, r, active):
+    # Integer pair counts of class r over the features `active`, as a full symmetric matrix (rows contiguous).
+    k = active.shape[0]
+    out = np.empty((k, k), dtype=np.int64)
+    for i in range(k):
+        for j in range(i, k):
+            out[i, j] = out[j, i] = int(S[active[i], active[j], r])
     return out
 
 
@@ -176,9 +200,21 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
     lfn, lfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
     rfn, rfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
     lcode, rcode = np.empty((2 * q, 3), dtype=np.int64), np.empty((2 * q, 3), dtype=np.int64)
-    neg, pos = _symmetric(S, 0), _symmetric(S, 1)
+    # Features constant on these rows split nothing (min leaf ≥ 1): leave them out of every loop.
+    active = np.empty(q, dtype=np.int64)
+    k = 0
+    for a in range(q):
+        if 0 < C[a, a] < N:
+            active[k] = a
+            k += 1
+    active = active[:k]
+    neg, pos = _symmetric(S, 0, active), _symmetric(S, 1, active)
+    slots = P + 1 if P + 1 <= 16 * k else 0
+    slot_fp = np.full(slots, np.iinfo(np.int64).max, dtype=np.int64)
+    slot_code = np.empty((slots, 3), dtype=np.int64)
     totals = np.array([M, P])
-    for a in range(S.shape[0]):
+    for ia in range(k):
+        a = active[ia]
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
@@ -196,8 +232,8 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
                                lleaf_fp[i] + rleaf_fp[j], 1, a, left, right, cap_fn, cap_fp)
         if top < 2:
             continue
-        kl = _child_splits(neg, pos, a, 0, totals, min_leaf, lfn, lfp, lcode)
-        kr = _child_splits(neg, pos, a, 1, totals, min_leaf, rfn, rfp, rcode)
+        kl = _child_splits(neg, pos, active, ia, 0, totals, min_leaf, lfn, lfp, lcode, slot_fp, slot_code)
+        kr = _child_splits(neg, pos, active, ia, 1, totals, min_leaf, rfn, rfp, rcode, slot_fp, slot_code)
         for i in range(kl):
             sub[:] = lcode[i]
             for j in range(2):

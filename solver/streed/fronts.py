@@ -41,11 +41,32 @@ def strictly_dominates(u, v):
 
 
 @numba.njit(cache=True)
+def _packed_key(values, nodes):
+    # One float key ordering by (first, second, nodes) when all are small non-negative integers (exact below
+    # 2**53), else an empty array.
+    k = values.shape[0]
+    top0 = top1 = topn = 0.0
+    for i in range(k):
+        a, b = values[i, 0], values[i, 1]
+        if a < 0 or b < 0 or a != np.floor(a) or b != np.floor(b) or nodes[i] < 0:
+            return np.empty(0)
+        top0, top1, topn = max(top0, a), max(top1, b), max(topn, float(nodes[i]))
+    if (top0 + 1) * (top1 + 1) * (topn + 1) >= 2.0 ** 53:
+        return np.empty(0)
+    key = np.empty(k)
+    for i in range(k):
+        key[i] = (values[i, 0] * (top1 + 1) + values[i, 1]) * (topn + 1) + nodes[i]
+    return key
+
+
+@numba.njit(cache=True)
 def _pareto_2d(values, nodes, caps):
     # Two components: sort by (first, second, nodes) and sweep, keeping strictly falling second components.
-    order = np.argsort(nodes, kind="mergesort")
-    order = order[np.argsort(values[order, 1], kind="mergesort")]
-    order = order[np.argsort(values[order, 0], kind="mergesort")]
+    key = _packed_key(values, nodes)
+    if key.shape[0] == values.shape[0]:
+        order = np.argsort(key, kind="mergesort")  # counts (F1): one stable sort
+    else:
+        order = _lexicographic(values, nodes)
     keep = np.empty(values.shape[0], dtype=np.int64)
     count = 0
     lowest = np.inf
@@ -57,6 +78,14 @@ def _pareto_2d(values, nodes, caps):
             keep[count] = i
             count += 1
     return keep[:count]
+
+
+@numba.njit(cache=True)
+def _lexicographic(values, nodes):
+    # Stable order by (first, second, nodes).
+    order = np.argsort(nodes, kind="mergesort")
+    order = order[np.argsort(values[order, 1], kind="mergesort")]
+    return order[np.argsort(values[order, 0], kind="mergesort")]
 
 
 @numba.njit(cache=True)

@@ -15,7 +15,16 @@ from solver.models import LEAF, Tree
 from solver.streed import dp, treecounts
 from solver.streed.tasks import make_task
 
-FRONT_POINTS_MAX = 400  # front points (with their trees) kept in Result.extras
+FRONT_POINTS_MAX = 400  # front points kept in Result.extras
+FRONT_TREES_MAX = 40  # of which this many, spread along the front (the reported one included), carry their tree
+
+
+def spread(n, limit, keep=()):
+    """Return the sorted indices of at most ``limit`` of ``n`` points spread evenly, plus those in ``keep``."""
+    if n <= limit:
+        return list(range(n))
+    step = (n - 1) / (limit - 1)
+    return sorted({round(i * step) for i in range(limit)} | set(keep))
 
 
 def make_search(problem, config, **task_options):
@@ -137,12 +146,14 @@ class STreeDSearch:
             order = np.argsort(front.values[:, 0], kind="stable")[:FRONT_POINTS_MAX]
             chosen = self.task.select(front.values)
             rows = self.distinct_rows()
-            out["front"] = [{
-                "values": self.task.describe(front.values[i]),
-                "objective": self.task.objective(front.values[i]),
-                "chosen": bool(i == chosen),
-                "model": build_tree(front.trees[i], self.problem, self.task, rows).to_dict(),
-            } for i in order]
+            with_tree = set(spread(len(order), FRONT_TREES_MAX, [k for k, i in enumerate(order) if i == chosen]))
+            out["front"] = []
+            for k, i in enumerate(order):
+                point = {"values": self.task.describe(front.values[i]), "objective": self.task.objective(front.values[i]),
+                         "chosen": bool(i == chosen)}
+                if k in with_tree:
+                    point["model"] = build_tree(front.trees[i], self.problem, self.task, rows).to_dict()
+                out["front"].append(point)
             out["front_size"] = len(front)
         return out
 
