@@ -102,6 +102,8 @@ def pareto(values, nodes, caps):
     by_nodes = np.argsort(nodes, kind="mergesort")
     total = values[by_nodes].sum(axis=1)
     order = by_nodes[np.argsort(total, kind="mergesort")]
+    if values.shape[1] == 3 and _on_a_line(values):
+        return _pareto_on_a_line(values, caps, order)
     keep = np.empty(k, dtype=np.int64)
     count = 0
     for i in order:
@@ -116,6 +118,37 @@ def pareto(values, nodes, caps):
         if not dominated:
             keep[count] = i
             count += 1
+    return keep[:count]
+
+
+@numba.njit(cache=True)
+def _on_a_line(values):
+    # True when every point has the same v1 + v2 (fairness: G_a + G_ā is fixed by the node's rows).
+    if values.shape[0] == 0:
+        return False
+    line = values[0, 1] + values[0, 2]
+    for i in range(values.shape[0]):
+        if values[i, 1] + values[i, 2] != line:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _pareto_on_a_line(values, caps, order):
+    """``pareto`` for three components with a constant v1 + v2: u ⪰ v only if u1 = v1 (and u0 ≤ v0).
+
+    In ``pareto``'s order (increasing sum, i.e. increasing v0) the first feasible point of each
+    v1 is kept and the others are dominated by it: the same result in O(k) lookups, not O(k · front).
+    """
+    seen = numba.typed.Dict.empty(key_type=numba.float64, value_type=numba.boolean)
+    keep = np.empty(values.shape[0], dtype=np.int64)
+    count = 0
+    for i in order:
+        if not feasible(values[i], caps) or values[i, 1] in seen:
+            continue
+        seen[values[i, 1]] = True
+        keep[count] = i
+        count += 1
     return keep[:count]
 
 

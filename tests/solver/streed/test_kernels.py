@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.streed import depth2, front2
+from solver.streed import depth2, front2, fronts
 
 
 @st.composite
@@ -61,3 +61,34 @@ def _code_value(X, y, ids, code):
             predicted = np.where(right & (X[ids, fr] == 1), rb, predicted)
     truth = y[ids]
     return np.array([np.sum((truth == 1) & (predicted == 0)), np.sum((truth == 0) & (predicted == 1))], dtype=float)
+
+
+def _pareto_by_definition(values, nodes, caps):
+    # Eq. 5 read literally, in pareto's order: feasible and not weakly dominated by an earlier kept point.
+    by_nodes = np.argsort(nodes, kind="mergesort")
+    order = by_nodes[np.argsort(values[by_nodes].sum(axis=1), kind="mergesort")]
+    keep = []
+    for i in order:
+        if (values[i] > caps).any() or any((values[j] <= values[i]).all() for j in keep):
+            continue
+        keep.append(i)
+    return np.array(keep, dtype=np.int64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.integers(1, 40), st.integers(0, 12), st.booleans())
+def test_pareto_fast_paths_keep_the_same_points(data, k, line, integral):
+    # Two components (one-key sort for integer counts) and three on a line v1 + v2 = const (fairness).
+    draw = lambda lo, hi: np.array(data.draw(st.lists(st.integers(lo, hi), min_size=k, max_size=k)), dtype=float)
+    nodes = draw(0, 3).astype(np.int64)
+    v1 = draw(0, line)
+    three = np.column_stack([draw(0, 9), v1, line - v1])
+    if data.draw(st.booleans()):
+        three[0, 2] += 1  # off the line: the general path
+    two = np.column_stack([draw(0, 9), draw(0, 9)]) + (0 if integral else 0.5)
+    for values in (three, two):
+        caps = np.array([np.inf] + [float(data.draw(st.integers(0, 13)))] * (values.shape[1] - 1))
+        got, expected = fronts.pareto(values, nodes, caps), _pareto_by_definition(values, nodes, caps)
+        if values.shape[1] == 2:
+            got, expected = np.sort(got), np.sort(expected)  # the 2-D sweep lists by first component
+        assert np.array_equal(got, expected)
