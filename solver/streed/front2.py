@@ -18,6 +18,8 @@ to another of them.
 import numba
 import numpy as np
 
+from solver.bitset import popcount
+from solver.streed.bitcount import count_masked
 from solver.streed.depth2 import NONE
 
 
@@ -261,3 +263,122 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
         else:
             out.append((np.empty((0, 2)), np.empty((0, 7), dtype=np.int64)))
     return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]
+
+
+@numba.njit(cache=True)
+def _leaf_code(label):
+    code = np.full(7, NONE, dtype=np.int64)
+    code[2] = label
+    return code
+
+
+@numba.njit(cache=True)
+def _child_fronts(S, C, tot, N, min_leaf):
+    """Return the child's fronts for node budgets 0–3 as flat arrays: values (k, 2), codes (k, 7), nodes (k,), start (5,).
+
+    Budget 0 is the best leaves (label 0: (positives, 0); label 1: (0, negatives); a
+    point weakly dominated by the other is dropped, label 0 first on ties); budget
+    ``b`` runs over ``start[b]:start[b + 1]``.
+    """
+    P, M = tot[1], tot[0]
+    inf = np.array([np.inf, np.inf])
+    v1, c1, v2, c2, v3, c3 = solve_f1(S, C, tot, N, inf, min_leaf, 3)
+    k0 = 1 if (P == 0 or M == 0) else 2
+    total = k0 + v1.shape[0] + v2.shape[0] + v3.shape[0]
+    values = np.empty((total, 2))
+    codes = np.empty((total, 7), dtype=np.int64)
+    start = np.zeros(5, dtype=np.int64)
+    if P == 0:  # labelling 0 costs nothing
+        values[0, 0], values[0, 1] = 0.0, 0.0
+        codes[0] = _leaf_code(0)
+    elif M == 0:
+        values[0, 0], values[0, 1] = 0.0, 0.0
+        codes[0] = _leaf_code(1)
+    else:
+        values[0, 0], values[0, 1] = P, 0.0
+        codes[0] = _leaf_code(0)
+        values[1, 0], values[1, 1] = 0.0, M
+        codes[1] = _leaf_code(1)
+    at = k0
+    start[1] = at
+    for v, c, b in ((v1, c1, 2), (v2, c2, 3), (v3, c3, 4)):
+        values[at:at + v.shape[0]] = v
+        codes[at:at + v.shape[0]] = c
+        at += v.shape[0]
+        start[b] = at
+    return values, codes, start
+
+
+@numba.njit(cache=True)
+def _code_nodes(code):
+    if code[0] == NONE:
+        return 0
+    return 1 + (code[1] != NONE) + (code[4] != NONE)
+
+
+@numba.njit(cache=True)
+def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
+    """Return the (FN, FP) front of every tree of depth ≤ 3 with at most ``budget`` branching nodes.
+
+    The node's rows are packed (``bitcount.pack_rows``: features ``bits`` (q, W), classes
+    ``cls`` (2, W), rows ``full``). Each split's left child is counted by popcount and the
+    right one is the parent minus it (§3.6); both children's depth-two fronts come from
+    ``solve_f1`` and every node allocation's pairs go into the node's slots (fewest false
+    positives per FN count, then fewest nodes). Returns values (k, 2) by increasing FN,
+    codes (k, 15) = (feature, left depth-two code, right depth-two code) with feature −1
+    for a lone leaf whose label is at position 1, and node counts (k,).
+    """
+    S, C, tot = count_masked(bits, cls, full)
+    N = 0
+    for w in range(full.shape[0]):
+        N += popcount(full[w])
+    P, M = int(tot[1]), int(tot[0])
+    empty = np.iinfo(np.int64).max
+    best_fp = np.full(P + 1, empty, dtype=np.int64)
+    best_nodes = np.zeros(P + 1, dtype=np.int64)
+    codes = np.full((P + 1, 15), NONE, dtype=np.int64)
+    # The leaves: label 0 → (P, 0), label 1 → (0, M); the first offered wins ties.
+    for label, fn, fp in ((0, P, 0), (1, 0, M)):
+        if fp < best_fp[fn]:
+            best_fp[fn], best_nodes[fn] = fp, 0
+            codes[fn, 0], codes[fn, 1] = NONE, label
+    q, W = bits.shape
+    left_bits = np.empty(W, dtype=np.uint64)
+    half = 3
+    for f in range(q):
+        n1 = C[f, f]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        for w in range(W):
+            left_bits[w] = full[w] & ~bits[f, w]
+        Sl, Cl, tl = count_masked(bits, cls, left_bits)
+        lv, lc, ls = _child_fronts(Sl, Cl, tl, N - n1, min_leaf)
+        rv, rc, rs = _child_fronts(S - Sl, C - Cl, tot - tl, n1, min_leaf)
+        for n_left in range(max(0, budget - 1 - half), min(budget - 1, half) + 1):
+            n_right = budget - 1 - n_left
+            for i in range(ls[n_left], ls[n_left + 1]):
+                for j in range(rs[n_right], rs[n_right + 1]):
+                    fn = int(lv[i, 0] + rv[j, 0])
+                    fp = int(lv[i, 1] + rv[j, 1])
+                    nodes = 1 + _code_nodes(lc[i]) + _code_nodes(rc[j])
+                    if fp < best_fp[fn] or (fp == best_fp[fn] and nodes < best_nodes[fn]):
+                        best_fp[fn], best_nodes[fn] = fp, nodes
+                        codes[fn, 0] = f
+                        codes[fn, 1:8] = lc[i]
+                        codes[fn, 8:15] = rc[j]
+    keep = np.empty(P + 1, dtype=np.int64)
+    count = 0
+    lowest = empty
+    for fn in range(P + 1):
+        if best_fp[fn] < lowest:
+            lowest = best_fp[fn]
+            keep[count] = fn
+            count += 1
+    values = np.empty((count, 2))
+    out = np.empty((count, 15), dtype=np.int64)
+    nodes_out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        values[i, 0], values[i, 1] = keep[i], best_fp[keep[i]]
+        out[i] = codes[keep[i]]
+        nodes_out[i] = best_nodes[keep[i]]
+    return values, out, nodes_out

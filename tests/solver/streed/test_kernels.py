@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.streed import depth2, front2, fronts
+from tests.solver.streed.conftest import make_problem, root_front, run
 
 
 @st.composite
@@ -92,3 +93,23 @@ def test_pareto_fast_paths_keep_the_same_points(data, k, line, integral):
         if values.shape[1] == 2:
             got, expected = np.sort(got), np.sort(expected)  # the 2-D sweep lists by first component
         assert np.array_equal(got, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 7), st.integers(1, 3), st.booleans())
+def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_root):
+    # The one-kernel depth-three F1 node (front2.solve_f1_depth_three) against the recursion over
+    # depth-two children: same front and fewest nodes per value, at the root (depth 3) and below it (depth 4).
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(20, 90)), int(rng.integers(2, 7))
+    X = rng.integers(0, 2, (n, m))
+    y = (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
+    problem = make_problem(X, y)
+    params = {"task": "f1", "max_depth": 3 if at_root else 4, "max_nodes": nodes, "min_samples_leaf": min_leaf}
+    kernel = run(problem, params)
+    recursion = run(problem, {**params, "use_depth_two_solver": False})
+    assert root_front(kernel) == root_front(recursion)
+    fewest = {tuple(v): k for v, k in zip(recursion.front.values.tolist(), recursion.front.nodes.tolist())}
+    assert {tuple(v): k for v, k in zip(kernel.front.values.tolist(), kernel.front.nodes.tolist())} == fewest
+    if at_root and nodes >= 3:  # fewer nodes cap the depth below 3
+        assert kernel.solver.counters["depth_three_calls"] == 1
