@@ -117,6 +117,34 @@ def _symmetric(S, r, active):
 
 
 @numba.njit(cache=True)
+def _distinct_features(C, N):
+    """Return the features worth splitting on here: not constant, and not a twin of an earlier one.
+
+    A constant feature splits nothing (min leaf ≥ 1). A feature equal to an earlier one on these
+    rows (C[a, a] = C[b, b] = C[a, b]) or its complement (C[a, b] = 0, C[a, a] + C[b, b] = N)
+    splits every subset of them into the same two parts (swapped), so every tree using it has
+    a twin of the same value and size using the earlier one.
+    """
+    q = C.shape[0]
+    active = np.empty(q, dtype=np.int64)
+    k = 0
+    for b in range(q):
+        if not 0 < C[b, b] < N:
+            continue
+        twin = False
+        for i in range(k):
+            a = active[i]
+            same = C[a, a] == C[b, b] and C[a, b] == C[b, b]
+            if same or (C[a, b] == 0 and C[a, a] + C[b, b] == N):
+                twin = True
+                break
+        if not twin:
+            active[k] = b
+            k += 1
+    return active[:k]
+
+
+@numba.njit(cache=True)
 def _offer(best_fp, best_nodes, codes, fn, fp, nodes, f1, left, right, cap_fn, cap_fp):
     # Keep candidate (fn, fp) at slot fn when it has fewer false positives, or as many and fewer nodes.
     if fn > cap_fn or fp > cap_fp:
@@ -202,14 +230,8 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
     lfn, lfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
     rfn, rfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
     lcode, rcode = np.empty((2 * q, 3), dtype=np.int64), np.empty((2 * q, 3), dtype=np.int64)
-    # Features constant on these rows split nothing (min leaf ≥ 1): leave them out of every loop.
-    active = np.empty(q, dtype=np.int64)
-    k = 0
-    for a in range(q):
-        if 0 < C[a, a] < N:
-            active[k] = a
-            k += 1
-    active = active[:k]
+    active = _distinct_features(C, N)
+    k = active.shape[0]
     neg, pos = _symmetric(S, 0, active), _symmetric(S, 1, active)
     slots = P + 1 if P + 1 <= 16 * k else 0
     slot_fp = np.full(slots, np.iinfo(np.int64).max, dtype=np.int64)
