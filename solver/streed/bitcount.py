@@ -13,7 +13,7 @@ so every result equals the row-loop version's.
 import numba
 import numpy as np
 
-from solver.bitset import popcount
+from solver.bitset import lowest_bit, popcount
 from solver.streed.depth2 import NONE, _best_leaf, _child, add_pairs, record_candidates, solve_scalar
 
 
@@ -74,6 +74,25 @@ def count_pairs_bits(X, ids, labels, R):
 
 
 @numba.njit(cache=True)
+def _lost(kept, bits_f, side, worst_row, uniform):
+    """Return the summed ``worst_row`` of the rows in bitset ``kept`` missing from child ``side`` of a split.
+
+    The child x_f = ``side`` holds the rows with ``bits_f`` (side 1) or without it (side 0); ``kept`` is
+    a subset of the node's rows. One popcount per word when every row's worst value is the same.
+    """
+    total = 0.0
+    for w in range(kept.shape[0]):
+        out = kept[w] & ~bits_f[w] if side == 1 else kept[w] & bits_f[w]
+        if uniform:
+            total += popcount(out)
+        else:
+            while out:
+                total += worst_row[(w << 6) + lowest_bit(out)]
+                out &= out - np.uint64(1)
+    return total * worst_row[0] if uniform else total
+
+
+@numba.njit(cache=True)
 def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
     """``depth2.solve_depth_three`` for one-hot ``A`` (class ``labels[i]``): same splits, order and ties.
 
@@ -84,9 +103,12 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     Only a tree strictly below ``ub`` is returned (value ``inf`` otherwise: a
     proof that the optimum is ≥ ub, §3.3 source 2). With ``use_sim`` a split is
     skipped when the similarity lower bound of its two children (Eq. 45 with
-    erratum 9: the last solved split's child optima minus ``worst`` of every
-    row they lose) already reaches the best value (§3.3 prune; MurTree [19]);
-    a skipped split can never be strictly better, so the result is unchanged.
+    erratum 9; MurTree [19]) already reaches the best value (§3.3 prune): each
+    child's bound is the best over every child solved so far in this node, its
+    optimum minus ``worst`` of the rows it has and the new child lacks (one
+    AND-NOT and popcount per word each, so comparing against all of them costs
+    little next to one count). A skipped split can never be strictly better, so
+    the result is unchanged.
     ``cross[f]`` is a lower bound on split ``f``'s value from a similar node
     (the caller's similarity bound per split); the split is skipped when it
     reaches the best value. Also returns ``bounds`` (q,): a lower bound on
@@ -116,9 +138,13 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     have_previous = False
     Sl, Cl, tl = S, C, tot
     limit = min(best, ub)
-    solved = np.zeros(N, dtype=np.bool_)  # right child (x_f = 1) of the last solved split
-    have_solved = False
-    opt_l = opt_r = 0.0  # its children's optima over every budget (depth-two, 3 nodes)
+    kept = np.empty((2 * q if use_sim else 0, W), dtype=np.uint64)  # every child solved here, as a bitset
+    opt_kept = np.empty(2 * q if use_sim else 0)  # its optimum over every budget (depth two, 3 nodes)
+    n_kept = 0
+    worst_row = np.empty(N)
+    for i in range(N):
+        worst_row[i] = worst[ids[i]]
+    uniform = N > 0 and (worst_row == worst_row[0]).all()  # then a lost row costs worst_row[0]: one popcount
     bounds = np.zeros(q)
     for f in range(q):
         n1 = C[f, f]
@@ -127,16 +153,13 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         if cross[f] >= limit:
             bounds[f] = cross[f]
             continue  # the similar node's bound for this split reaches the best value
-        lb_r = 0.0
-        if use_sim and have_solved:
-            lost_l = lost_r = 0.0
-            for i in range(N):
-                now = X[ids[i], f] == 1
-                if solved[i] and not now:
-                    lost_r += worst[ids[i]]
-                elif now and not solved[i]:
-                    lost_l += worst[ids[i]]
-            lb_l, lb_r = max(opt_l - lost_l, 0.0), max(opt_r - lost_r, 0.0)
+        lb_l = lb_r = 0.0
+        if use_sim:
+            # Similarity bound (Eq. 45, erratum 9) from every child solved so far here: a child of f is
+            # at least that child's optimum minus the worst of the rows it has and f's child lacks.
+            for k in range(n_kept):
+                lb_l = max(lb_l, opt_kept[k] - _lost(kept[k], bits[f], 0, worst_row, uniform))
+                lb_r = max(lb_r, opt_kept[k] - _lost(kept[k], bits[f], 1, worst_row, uniform))
             if lb_l + lb_r >= limit:
                 bounds[f] = max(lb_l + lb_r, cross[f])
                 continue  # similarity lower bound reaches the best value: no strict improvement here
@@ -159,7 +182,13 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         else:
             vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
         leaf_l, label_l = _best_leaf(L, tl)
-        if use_sim and min(vl[2], leaf_l) + lb_r >= limit:
+        opt_l = min(vl[2], leaf_l)
+        if use_sim:
+            for w in range(W):
+                kept[n_kept, w] = full[w] & ~bits[f, w]
+            opt_kept[n_kept] = opt_l
+            n_kept += 1
+        if use_sim and opt_l + lb_r >= limit:
             bounds[f] = max(min(vl[2], leaf_l) + lb_r, cross[f])
             continue  # the left child's optimum and the right's similarity bound reach the best value (§3.3)
         if binary:
@@ -167,10 +196,11 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         else:
             vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
         leaf_r, label_r = _best_leaf(L, tr)
-        for i in range(N):
-            solved[i] = mask[i]
-        have_solved = True
-        opt_l, opt_r = min(vl[2], leaf_l), min(vr[2], leaf_r)
+        opt_r = min(vr[2], leaf_r)
+        if use_sim:
+            kept[n_kept] = bits[f]
+            opt_kept[n_kept] = opt_r
+            n_kept += 1
         bounds[f] = opt_l + opt_r
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
             a, ca = _child(vl, cl, leaf_l, label_l, n_left)
