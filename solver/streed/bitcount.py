@@ -125,7 +125,9 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     for a in range(q):
         present += C[a, a]
     per_row = (present / max(N, 1)) ** 2 / 2 * (1 + R)  # row-loop work per moved row
-    per_count = q * (q + 1) / 2 * R * W  # popcount work per child
+    # Popcount work per child; its word ANDs and popcounts vectorise, about 4 times cheaper each than a
+    # row loop's scattered pair updates (hypothyroid: 20 µs for 10⁵ words against 105 µs for 100 rows ≈ 1.2·10⁵ updates).
+    per_count = q * (q + 1) / 2 * R * W / 4
     best, label = _best_leaf(L, tot)
     binary = L.shape[0] == 2 and R == 2 and L[0, 0, 0] == 0.0 and L[0, 0, 1] == 1.0 and L[1, 0, 0] == 1.0 and L[1, 0, 1] == 0.0
     best_f = NONE
