@@ -35,6 +35,48 @@ def pack_rows(X, ids, labels, R):
 
 
 @numba.njit(cache=True)
+def distinct_splits(X, ids):
+    """Return the features that split the rows ``ids`` distinctly (increasing) and each feature's twin.
+
+    A feature is kept when it varies on the rows and no earlier feature has the same column there, or
+    its complement: such a twin splits the rows into the same two children (swapped), so every tree
+    through it has a same-valued tree through the earlier feature. ``twin[f]`` is that earlier kept
+    feature, −1 for kept and constant features. Columns are compared as bitsets with row 0 cleared.
+    """
+    N, m = ids.shape[0], X.shape[1]
+    W = (N + 63) // 64
+    cols = np.zeros((m, W), dtype=np.uint64)
+    ones = np.zeros(m, dtype=np.int64)
+    for i in range(N):
+        w, bit = i >> 6, np.uint64(1) << np.uint64(i & 63)
+        row = ids[i]
+        for j in range(m):
+            if X[row, j] != X[ids[0], j]:
+                cols[j, w] |= bit
+            ones[j] += X[row, j]
+    keep = np.empty(m, dtype=np.int64)
+    twin = np.full(m, -1, dtype=np.int64)
+    k = 0
+    for j in range(m):
+        if ones[j] == 0 or ones[j] == N:
+            continue
+        for t in range(k):
+            g = keep[t]
+            equal = True
+            for w in range(W):
+                if cols[j, w] != cols[g, w]:
+                    equal = False
+                    break
+            if equal:
+                twin[j] = g
+                break
+        if twin[j] < 0:
+            keep[k] = j
+            k += 1
+    return keep[:k], twin
+
+
+@numba.njit(cache=True)
 def count_masked(bits, cls, mask):
     """Return ``S`` (q, q, R), ``C`` (q, q) and ``tot`` (R,) of the rows in bitset ``mask`` (upper triangle a ≤ b)."""
     q, W = bits.shape

@@ -393,10 +393,11 @@ class Solver:
         self.counters["depth_three_calls"] += 1
         free = np.arange(self.X.shape[1])
         if self.labels is not None:
-            # Only features that vary on these rows can ever split them (min leaf ≥ 1); dropping the
-            # constant ones keeps the order, hence the same splits and ties, and shrinks every count.
-            ones = self.X[ids].sum(axis=0)
-            free = np.flatnonzero((ones > 0) & (ones < len(ids)))
+            # Only features that vary on these rows can ever split them (min leaf ≥ 1), and a feature equal
+            # to an earlier one on these rows, or its complement, gives the same splits (children swapped)
+            # with the same values, never strictly better: keeping the first of each keeps the order, hence
+            # the same splits and ties, and shrinks every count.
+            free, twin = bitcount.distinct_splits(self.X, ids)
             X = np.ascontiguousarray(self.X[:, free]) if len(free) < self.X.shape[1] else self.X
             worst = self.worst[:, 0] if self.use_sim else self.zero_worst
             cross = np.zeros(len(free))
@@ -413,6 +414,8 @@ class Solver:
             if self.use_sim:
                 full = np.zeros(self.X.shape[1])
                 full[free] = bounds
+                dropped = np.flatnonzero(twin >= 0)
+                full[dropped] = full[twin[dropped]]  # a dropped feature's split has its twin's value
                 self.split_bounds[n] = (ids, full)
             if value == INF:
                 return None
