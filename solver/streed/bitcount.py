@@ -77,6 +77,20 @@ def distinct_splits(X, ids):
 
 
 @numba.njit(cache=True)
+def _members(ids, a, b):
+    """Return the rows ``ids[i]`` whose bit i is in bitset ``a`` and not in ``b``, in order."""
+    out = np.empty(ids.shape[0], dtype=np.int64)
+    n = 0
+    for w in range(a.shape[0]):
+        word = a[w] & ~b[w]
+        while word:
+            out[n] = ids[(w << 6) + lowest_bit(word)]
+            n += 1
+            word &= word - np.uint64(1)
+    return out[:n]
+
+
+@numba.njit(cache=True)
 def count_masked(bits, cls, mask):
     """Return ``S`` (q, q, R), ``C`` (q, q) and ``tot`` (R,) of the rows in bitset ``mask`` (upper triangle a ≤ b)."""
     q, W = bits.shape
@@ -116,22 +130,23 @@ def count_pairs_bits(X, ids, labels, R):
 
 
 @numba.njit(cache=True)
-def _lost(kept, bits_f, side, worst_row, uniform):
-    """Return the summed ``worst_row`` of the rows in bitset ``kept`` missing from child ``side`` of a split.
+def _weight(kept, bits_f, worst_row, uniform):
+    """Return the summed ``worst_row`` of the rows in both bitsets ``kept`` and ``bits_f``.
 
-    The child x_f = ``side`` holds the rows with ``bits_f`` (side 1) or without it (side 0); ``kept`` is
-    a subset of the node's rows. One popcount per word when every row's worst value is the same.
+    With ``uniform`` (every row's worst value is ``worst_row[0]``) one AND and popcount per word.
     """
     total = 0.0
+    if uniform:
+        count = 0
+        for w in range(kept.shape[0]):
+            count += popcount(kept[w] & bits_f[w])
+        return count * worst_row[0]
     for w in range(kept.shape[0]):
-        out = kept[w] & ~bits_f[w] if side == 1 else kept[w] & bits_f[w]
-        if uniform:
-            total += popcount(out)
-        else:
-            while out:
-                total += worst_row[(w << 6) + lowest_bit(out)]
-                out &= out - np.uint64(1)
-    return total * worst_row[0] if uniform else total
+        word = kept[w] & bits_f[w]
+        while word:
+            total += worst_row[(w << 6) + lowest_bit(word)]
+            word &= word - np.uint64(1)
+    return total
 
 
 @numba.njit(cache=True)
@@ -147,8 +162,9 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     skipped when the similarity lower bound of its two children (Eq. 45 with
     erratum 9; MurTree [19]) already reaches the best value (§3.3 prune): each
     child's bound is the best over every child solved so far in this node, its
-    optimum minus ``worst`` of the rows it has and the new child lacks (one
-    AND-NOT and popcount per word each, so comparing against all of them costs
+    optimum minus ``worst`` of the rows it has and the new child lacks (one AND
+    and popcount per word gives its rows with x_f = 1, lost by the left child;
+    the right child loses the rest, so comparing against all of them costs
     little next to one count). A skipped split can never be strictly better, so
     the result is unchanged.
     ``cross[f]`` is a lower bound on split ``f``'s value from a similar node
@@ -176,14 +192,14 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     best_lc = np.full(7, NONE, dtype=np.int64)
     best_rc = np.full(7, NONE, dtype=np.int64)
     zero_root, zero_child = np.zeros(q), np.zeros((q, q))
-    mask = np.empty(N, dtype=np.bool_)
-    previous = np.zeros(N, dtype=np.bool_)
+    previous = np.zeros(W, dtype=np.uint64)  # right child (x_f = 1) of the last counted split
     left_bits = np.empty(W, dtype=np.uint64)
     have_previous = False
     Sl, Cl, tl = S, C, tot
     limit = min(best, ub)
     kept = np.empty((2 * q if use_sim else 0, W), dtype=np.uint64)  # every child solved here, as a bitset
     opt_kept = np.empty(2 * q if use_sim else 0)  # its optimum over every budget (depth two, 3 nodes)
+    weight_kept = np.empty(2 * q if use_sim else 0)  # its summed worst row values
     n_kept = 0
     worst_row = np.empty(N)
     for i in range(N):
@@ -202,23 +218,23 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
             # Similarity bound (Eq. 45, erratum 9) from every child solved so far here: a child of f is
             # at least that child's optimum minus the worst of the rows it has and f's child lacks.
             for k in range(n_kept):
-                lb_l = max(lb_l, opt_kept[k] - _lost(kept[k], bits[f], 0, worst_row, uniform))
-                lb_r = max(lb_r, opt_kept[k] - _lost(kept[k], bits[f], 1, worst_row, uniform))
+                lost_l = _weight(kept[k], bits[f], worst_row, uniform)  # rows of the kept child with x_f = 1
+                lb_l = max(lb_l, opt_kept[k] - lost_l)
+                lb_r = max(lb_r, opt_kept[k] - (weight_kept[k] - lost_l))
             if lb_l + lb_r >= limit:
                 bounds[f] = max(lb_l + lb_r, cross[f])
                 continue  # similarity lower bound reaches the best value: no strict improvement here
         changed = 0
-        for i in range(N):
-            mask[i] = X[ids[i], f] == 1
-            changed += mask[i] != previous[i]
+        for w in range(W):
+            changed += popcount(bits[f, w] ^ previous[w])
         if have_previous and changed * per_row < per_count:
-            add_pairs(X, ids[previous & ~mask], A, 1, Sl, Cl, tl)
-            add_pairs(X, ids[~previous & mask], A, -1, Sl, Cl, tl)
+            add_pairs(X, _members(ids, previous, bits[f]), A, 1, Sl, Cl, tl)
+            add_pairs(X, _members(ids, bits[f], previous), A, -1, Sl, Cl, tl)
         else:
             for w in range(W):
                 left_bits[w] = full[w] & ~bits[f, w]
             Sl, Cl, tl = count_masked(bits, cls, left_bits)
-        previous[:] = mask
+        previous[:] = bits[f]
         have_previous = True
         Sr, Cr, tr = S - Sl, C - Cl, tot - tl
         if binary:
@@ -231,6 +247,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
             for w in range(W):
                 kept[n_kept, w] = full[w] & ~bits[f, w]
             opt_kept[n_kept] = opt_l
+            weight_kept[n_kept] = _weight(kept[n_kept], full, worst_row, uniform)
             n_kept += 1
         if use_sim and opt_l + lb_r >= limit:
             bounds[f] = max(min(vl[2], leaf_l) + lb_r, cross[f])
@@ -244,6 +261,7 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         if use_sim:
             kept[n_kept] = bits[f]
             opt_kept[n_kept] = opt_r
+            weight_kept[n_kept] = _weight(kept[n_kept], full, worst_row, uniform)
             n_kept += 1
         bounds[f] = opt_l + opt_r
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):

@@ -54,13 +54,13 @@ def brute_force(X, y, K, budget):
     return opt(tuple(range(len(y))), 3, budget)
 
 
-def kernel(X, y, K, budget, ub, use_sim, free):
+def kernel(X, y, K, budget, ub, use_sim, free, worst):
     A = np.eye(K)[y]
     L = (1 - np.eye(K))[:, None, :]  # misclassification: label k costs every row of another class
     ids = np.arange(len(y), dtype=np.int64)
     Xf = np.ascontiguousarray(X[:, free])
     value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
-        Xf, ids, A, y, L, 1, budget, ub, np.ones(len(y)), use_sim, np.zeros(len(free)))
+        Xf, ids, A, y, L, 1, budget, ub, worst, use_sim, np.zeros(len(free)))
     tree = (int(label),) if f < 0 else (int(free[f]), dp.decode(left, free), dp.decode(right, free))
     return value, tree, bounds
 
@@ -73,9 +73,12 @@ def tree_errors(X, y, tree, ids):
 
 
 @settings(max_examples=150, deadline=None)
-@given(node())
-def test_depth_three_kernel_is_optimal_with_and_without_its_reductions(case):
+@given(node(), st.booleans())
+def test_depth_three_kernel_is_optimal_with_and_without_its_reductions(case, uneven):
     X, y, K, budget, ub = case
+    # A row adds at most 1 to a leaf; any larger per-row bound is valid too (and takes the kernel's
+    # row-by-row path for unequal values).
+    worst = 1.0 + (np.arange(len(y)) % 3 == 0) if uneven else np.ones(len(y))
     expected = brute_force(X, y, K, budget)
     ones = X.sum(axis=0)
     varying = np.flatnonzero((ones > 0) & (ones < len(y)))
@@ -84,7 +87,7 @@ def test_depth_three_kernel_is_optimal_with_and_without_its_reductions(case):
     assert set(distinct) | set(dropped) == set(varying) and set(twin[dropped]) <= set(distinct)
     for f in dropped:
         assert (X[:, f] == X[:, twin[f]]).all() or (X[:, f] != X[:, twin[f]]).all()
-    results = [kernel(X, y, K, budget, ub, use_sim, free)
+    results = [kernel(X, y, K, budget, ub, use_sim, free, worst)
                for use_sim in (False, True) for free in (varying, distinct)]
     for value, tree, bounds in results:
         if expected < ub:
@@ -97,7 +100,7 @@ def test_depth_three_kernel_is_optimal_with_and_without_its_reductions(case):
     # Every split bound the kernel hands to the next node is at most that split's optimum here
     # (both children of depth two with three nodes each: the least over every budget).
     for use_sim, free in ((True, varying), (True, distinct)):
-        _, _, bounds = kernel(X, y, K, budget, ub, use_sim, free)
+        _, _, bounds = kernel(X, y, K, budget, ub, use_sim, free, worst)
         for j, f in enumerate(free):
             right = X[:, f] == 1
             assert bounds[j] <= _depth_two(X, y, K, ~right) + _depth_two(X, y, K, right)
