@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from solver.bitset import lowest_bit, popcount
-from solver.streed.depth2 import NONE, _best_leaf, _child, add_pairs, record_candidates, solve_scalar
+from solver.streed.depth2 import NONE, _best_leaf, _child, record_candidates, solve_scalar
 
 
 @numba.njit(cache=True)
@@ -36,24 +36,27 @@ def pack_rows(X, ids, labels, R):
 
 @numba.njit(cache=True)
 def distinct_splits(X, ids):
-    """Return the features that split the rows ``ids`` distinctly (increasing) and each feature's twin.
+    """Return the node's column bitsets, the features that split its rows distinctly, and each one's twin.
 
-    A feature is kept when it varies on the rows and no earlier feature has the same column there, or
-    its complement: such a twin splits the rows into the same two children (swapped), so every tree
-    through it has a same-valued tree through the earlier feature. ``twin[f]`` is that earlier kept
-    feature, −1 for kept and constant features. Columns are compared as bitsets with row 0 cleared.
+    ``bits`` (m, W): bit i of row f is ``X[ids[i], f]``, for every feature. A feature is kept (``keep``,
+    increasing) when it varies on the rows and no earlier kept feature has the same column there, or its
+    complement: such a twin splits the rows into the same two children (swapped), so every tree through
+    it has a same-valued tree through the earlier feature. ``twin[f]`` is that earlier kept feature, −1
+    for kept and constant features.
     """
     N, m = ids.shape[0], X.shape[1]
     W = (N + 63) // 64
-    cols = np.zeros((m, W), dtype=np.uint64)
+    bits = np.zeros((m, W), dtype=np.uint64)
+    full = np.zeros(W, dtype=np.uint64)
     ones = np.zeros(m, dtype=np.int64)
     for i in range(N):
         w, bit = i >> 6, np.uint64(1) << np.uint64(i & 63)
+        full[w] |= bit
         row = ids[i]
         for j in range(m):
-            if X[row, j] != X[ids[0], j]:
-                cols[j, w] |= bit
-            ones[j] += X[row, j]
+            if X[row, j]:
+                bits[j, w] |= bit
+                ones[j] += 1
     keep = np.empty(m, dtype=np.int64)
     twin = np.full(m, -1, dtype=np.int64)
     k = 0
@@ -62,32 +65,19 @@ def distinct_splits(X, ids):
             continue
         for t in range(k):
             g = keep[t]
-            equal = True
+            same = complement = True
             for w in range(W):
-                if cols[j, w] != cols[g, w]:
-                    equal = False
+                same = same and bits[j, w] == bits[g, w]
+                complement = complement and bits[j, w] == full[w] & ~bits[g, w]
+                if not (same or complement):
                     break
-            if equal:
+            if same or complement:
                 twin[j] = g
                 break
         if twin[j] < 0:
             keep[k] = j
             k += 1
-    return keep[:k], twin
-
-
-@numba.njit(cache=True)
-def _members(ids, a, b):
-    """Return the rows ``ids[i]`` whose bit i is in bitset ``a`` and not in ``b``, in order."""
-    out = np.empty(ids.shape[0], dtype=np.int64)
-    n = 0
-    for w in range(a.shape[0]):
-        word = a[w] & ~b[w]
-        while word:
-            out[n] = ids[(w << 6) + lowest_bit(word)]
-            n += 1
-            word &= word - np.uint64(1)
-    return out[:n]
+    return bits, keep[:k], twin
 
 
 @numba.njit(cache=True)
@@ -150,12 +140,13 @@ def _weight(kept, bits_f, worst_row, uniform):
 
 
 @numba.njit(cache=True)
-def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
-    """``depth2.solve_depth_three`` for one-hot ``A`` (class ``labels[i]``): same splits, order and ties.
+def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
+    """``depth2.solve_depth_three`` for one-hot rows (class ``labels[i]``): same splits, order and ties.
 
-    Each split's left child (x_f = 0) is counted by popcount over the node's
-    bitsets, or updated row by row from the previous split when that moves
-    fewer estimated operations; the right child is the parent minus it (§3.6).
+    ``bits`` (q, W) are the node's feature columns over the rows ``ids`` (bit i = row ``ids[i]``, as
+    ``distinct_splits`` packs them). Each split's left child (x_f = 0) is counted by popcount over them
+    (one AND and popcount per word and pair, which vectorise: on hypothyroid a whole child's table costs
+    less than updating it row by row for 20 moved rows); the right child is the parent minus it (§3.6).
 
     Only a tree strictly below ``ub`` is returned (value ``inf`` otherwise: a
     proof that the optimum is ≥ ub, §3.3 source 2). With ``use_sim`` a split is
@@ -172,30 +163,21 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
     reaches the best value. Also returns ``bounds`` (q,): a lower bound on
     every split's value here (0 where unknown), for the next similar node.
     """
-    q, R, N = X.shape[1], A.shape[1], ids.shape[0]
-    bits, cls = pack_rows(X, ids, labels, R)
-    W = bits.shape[1]
+    q, W = bits.shape
+    R, N = L.shape[2], ids.shape[0]
     full = np.zeros(W, dtype=np.uint64)
+    cls = np.zeros((R, W), dtype=np.uint64)
     for i in range(N):
         full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+        cls[labels[ids[i]], i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     S, C, tot = count_masked(bits, cls, full)
-    present = 0.0
-    for a in range(q):
-        present += C[a, a]
-    per_row = (present / max(N, 1)) ** 2 / 2 * (1 + R)  # row-loop work per moved row
-    # Popcount work per child; its word ANDs and popcounts vectorise, about 4 times cheaper each than a
-    # row loop's scattered pair updates (hypothyroid: 20 µs for 10⁵ words against 105 µs for 100 rows ≈ 1.2·10⁵ updates).
-    per_count = q * (q + 1) / 2 * R * W / 4
     best, label = _best_leaf(L, tot)
     binary = L.shape[0] == 2 and R == 2 and L[0, 0, 0] == 0.0 and L[0, 0, 1] == 1.0 and L[1, 0, 0] == 1.0 and L[1, 0, 1] == 0.0
     best_f = NONE
     best_lc = np.full(7, NONE, dtype=np.int64)
     best_rc = np.full(7, NONE, dtype=np.int64)
     zero_root, zero_child = np.zeros(q), np.zeros((q, q))
-    previous = np.zeros(W, dtype=np.uint64)  # right child (x_f = 1) of the last counted split
     left_bits = np.empty(W, dtype=np.uint64)
-    have_previous = False
-    Sl, Cl, tl = S, C, tot
     limit = min(best, ub)
     kept = np.empty((2 * q if use_sim else 0, W), dtype=np.uint64)  # every child solved here, as a bitset
     opt_kept = np.empty(2 * q if use_sim else 0)  # its optimum over every budget (depth two, 3 nodes)
@@ -224,18 +206,9 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
             if lb_l + lb_r >= limit:
                 bounds[f] = max(lb_l + lb_r, cross[f])
                 continue  # similarity lower bound reaches the best value: no strict improvement here
-        changed = 0
         for w in range(W):
-            changed += popcount(bits[f, w] ^ previous[w])
-        if have_previous and changed * per_row < per_count:
-            add_pairs(X, _members(ids, previous, bits[f]), A, 1, Sl, Cl, tl)
-            add_pairs(X, _members(ids, bits[f], previous), A, -1, Sl, Cl, tl)
-        else:
-            for w in range(W):
-                left_bits[w] = full[w] & ~bits[f, w]
-            Sl, Cl, tl = count_masked(bits, cls, left_bits)
-        previous[:] = bits[f]
-        have_previous = True
+            left_bits[w] = full[w] & ~bits[f, w]
+        Sl, Cl, tl = count_masked(bits, cls, left_bits)
         Sr, Cr, tr = S - Sl, C - Cl, tot - tl
         if binary:
             vl, cl = solve_scalar_binary(L, Sl, Cl, tl, N - n1, min_leaf)

@@ -397,8 +397,7 @@ class Solver:
             # to an earlier one on these rows, or its complement, gives the same splits (children swapped)
             # with the same values, never strictly better: keeping the first of each keeps the order, hence
             # the same splits and ties, and shrinks every count.
-            free, twin = bitcount.distinct_splits(self.X, ids)
-            X = np.ascontiguousarray(self.X[:, free]) if len(free) < self.X.shape[1] else self.X
+            bits, free, twin = bitcount.distinct_splits(self.X, ids)
             worst = self.worst[:, 0] if self.use_sim else self.zero_worst
             cross = np.zeros(len(free))
             previous = self.split_bounds.get(n)
@@ -409,7 +408,7 @@ class Solver:
                 if 2 * len(removed) <= len(ids):
                     cross = np.maximum(previous[1][free] - worst[removed].sum(), 0.0)
             value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
-                X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
+                bits[free], ids, self.labels, self.task.L, self.min_leaf, n,
                 ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim, cross)
             if self.use_sim:
                 full = np.zeros(self.X.shape[1])

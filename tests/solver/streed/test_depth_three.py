@@ -55,12 +55,11 @@ def brute_force(X, y, K, budget):
 
 
 def kernel(X, y, K, budget, ub, use_sim, free, worst):
-    A = np.eye(K)[y]
     L = (1 - np.eye(K))[:, None, :]  # misclassification: label k costs every row of another class
     ids = np.arange(len(y), dtype=np.int64)
-    Xf = np.ascontiguousarray(X[:, free])
+    bits = bitcount.distinct_splits(X, ids)[0]
     value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
-        Xf, ids, A, y, L, 1, budget, ub, worst, use_sim, np.zeros(len(free)))
+        bits[free], ids, y, L, 1, budget, ub, worst, use_sim, np.zeros(len(free)))
     tree = (int(label),) if f < 0 else (int(free[f]), dp.decode(left, free), dp.decode(right, free))
     return value, tree, bounds
 
@@ -77,12 +76,14 @@ def tree_errors(X, y, tree, ids):
 def test_depth_three_kernel_is_optimal_with_and_without_its_reductions(case, uneven):
     X, y, K, budget, ub = case
     # A row adds at most 1 to a leaf; any larger per-row bound is valid too (and takes the kernel's
-    # row-by-row path for unequal values).
+    # per-row sums of the similarity bound for unequal values).
     worst = 1.0 + (np.arange(len(y)) % 3 == 0) if uneven else np.ones(len(y))
     expected = brute_force(X, y, K, budget)
     ones = X.sum(axis=0)
     varying = np.flatnonzero((ones > 0) & (ones < len(y)))
-    distinct, twin = bitcount.distinct_splits(X, np.arange(len(y), dtype=np.int64))
+    bits, distinct, twin = bitcount.distinct_splits(X, np.arange(len(y), dtype=np.int64))
+    assert all(bits[f, i >> 6] >> np.uint64(i & 63) & np.uint64(1) == X[i, f] for f in range(X.shape[1])
+               for i in range(len(y)))
     dropped = np.flatnonzero(twin >= 0)
     assert set(distinct) | set(dropped) == set(varying) and set(twin[dropped]) <= set(distinct)
     for f in dropped:
