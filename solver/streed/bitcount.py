@@ -13,8 +13,8 @@ so every result equals the row-loop version's.
 import numba
 import numpy as np
 
-from solver.bitset import popcount
-from solver.streed.depth2 import NONE, _best_leaf, _child, add_pairs, record_candidates, solve_scalar
+from solver.bitset import lowest_bit, popcount
+from solver.streed.depth2 import NONE, _best_leaf, _child, record_candidates, solve_scalar
 
 
 @numba.njit(cache=True)
@@ -32,6 +32,52 @@ def pack_rows(X, ids, labels, R):
             if X[row, j]:
                 bits[j, w] |= bit
     return bits, cls
+
+
+@numba.njit(cache=True)
+def distinct_splits(X, ids):
+    """Return the node's column bitsets, the features that split its rows distinctly, and each one's twin.
+
+    ``bits`` (m, W): bit i of row f is ``X[ids[i], f]``, for every feature. A feature is kept (``keep``,
+    increasing) when it varies on the rows and no earlier kept feature has the same column there, or its
+    complement: such a twin splits the rows into the same two children (swapped), so every tree through
+    it has a same-valued tree through the earlier feature. ``twin[f]`` is that earlier kept feature, −1
+    for kept and constant features.
+    """
+    N, m = ids.shape[0], X.shape[1]
+    W = (N + 63) // 64
+    bits = np.zeros((m, W), dtype=np.uint64)
+    full = np.zeros(W, dtype=np.uint64)
+    ones = np.zeros(m, dtype=np.int64)
+    for i in range(N):
+        w, bit = i >> 6, np.uint64(1) << np.uint64(i & 63)
+        full[w] |= bit
+        row = ids[i]
+        for j in range(m):
+            if X[row, j]:
+                bits[j, w] |= bit
+                ones[j] += 1
+    keep = np.empty(m, dtype=np.int64)
+    twin = np.full(m, -1, dtype=np.int64)
+    k = 0
+    for j in range(m):
+        if ones[j] == 0 or ones[j] == N:
+            continue
+        for t in range(k):
+            g = keep[t]
+            same = complement = True
+            for w in range(W):
+                same = same and bits[j, w] == bits[g, w]
+                complement = complement and bits[j, w] == full[w] & ~bits[g, w]
+                if not (same or complement):
+                    break
+            if same or complement:
+                twin[j] = g
+                break
+        if twin[j] < 0:
+            keep[k] = j
+            k += 1
+    return bits, keep[:k], twin
 
 
 @numba.njit(cache=True)
@@ -79,51 +125,73 @@ def count_pairs_bits(X, ids, labels, R):
 
 
 @numba.njit(cache=True)
-def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
-    """``depth2.solve_depth_three`` for one-hot ``A`` (class ``labels[i]``): same splits, order and ties.
+def _weight(kept, bits_f, worst_row, uniform):
+    """Return the summed ``worst_row`` of the rows in both bitsets ``kept`` and ``bits_f``.
 
-    Each split's left child (x_f = 0) is counted by popcount over the node's
-    bitsets, or updated row by row from the previous split when that moves
-    fewer estimated operations; the right child is the parent minus it (§3.6).
+    With ``uniform`` (every row's worst value is ``worst_row[0]``) one AND and popcount per word.
+    """
+    total = 0.0
+    if uniform:
+        count = 0
+        for w in range(kept.shape[0]):
+            count += popcount(kept[w] & bits_f[w])
+        return count * worst_row[0]
+    for w in range(kept.shape[0]):
+        word = kept[w] & bits_f[w]
+        while word:
+            total += worst_row[(w << 6) + lowest_bit(word)]
+            word &= word - np.uint64(1)
+    return total
+
+
+@numba.njit(cache=True)
+def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
+    """``depth2.solve_depth_three`` for one-hot rows (class ``labels[i]``): same splits, order and ties.
+
+    ``bits`` (q, W) are the node's feature columns over the rows ``ids`` (bit i = row ``ids[i]``, as
+    ``distinct_splits`` packs them). Each split's left child (x_f = 0) is counted by popcount over them
+    (one AND and popcount per word and pair, which vectorise: on hypothyroid a whole child's table costs
+    less than updating it row by row for 20 moved rows); the right child is the parent minus it (§3.6).
 
     Only a tree strictly below ``ub`` is returned (value ``inf`` otherwise: a
     proof that the optimum is ≥ ub, §3.3 source 2). With ``use_sim`` a split is
     skipped when the similarity lower bound of its two children (Eq. 45 with
-    erratum 9: the last solved split's child optima minus ``worst`` of every
-    row they lose) already reaches the best value (§3.3 prune; MurTree [19]);
-    a skipped split can never be strictly better, so the result is unchanged.
+    erratum 9; MurTree [19]) already reaches the best value (§3.3 prune): each
+    child's bound is the best over every child solved so far in this node, its
+    optimum minus ``worst`` of the rows it has and the new child lacks (one AND
+    and popcount per word gives its rows with x_f = 1, lost by the left child;
+    the right child loses the rest, so comparing against all of them costs
+    little next to one count). A skipped split can never be strictly better, so
+    the result is unchanged.
     ``cross[f]`` is a lower bound on split ``f``'s value from a similar node
     (the caller's similarity bound per split); the split is skipped when it
     reaches the best value. Also returns ``bounds`` (q,): a lower bound on
     every split's value here (0 where unknown), for the next similar node.
     """
-    q, R, N = X.shape[1], A.shape[1], ids.shape[0]
-    bits, cls = pack_rows(X, ids, labels, R)
-    W = bits.shape[1]
+    q, W = bits.shape
+    R, N = L.shape[2], ids.shape[0]
     full = np.zeros(W, dtype=np.uint64)
+    cls = np.zeros((R, W), dtype=np.uint64)
     for i in range(N):
         full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+        cls[labels[ids[i]], i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     S, C, tot = count_masked(bits, cls, full)
-    present = 0.0
-    for a in range(q):
-        present += C[a, a]
-    per_row = (present / max(N, 1)) ** 2 / 2 * (1 + R)  # row-loop work per moved row
-    per_count = q * (q + 1) / 2 * R * W  # popcount work per child
     best, label = _best_leaf(L, tot)
     binary = L.shape[0] == 2 and R == 2 and L[0, 0, 0] == 0.0 and L[0, 0, 1] == 1.0 and L[1, 0, 0] == 1.0 and L[1, 0, 1] == 0.0
     best_f = NONE
     best_lc = np.full(7, NONE, dtype=np.int64)
     best_rc = np.full(7, NONE, dtype=np.int64)
     zero_root, zero_child = np.zeros(q), np.zeros((q, q))
-    mask = np.empty(N, dtype=np.bool_)
-    previous = np.zeros(N, dtype=np.bool_)
     left_bits = np.empty(W, dtype=np.uint64)
-    have_previous = False
-    Sl, Cl, tl = S, C, tot
     limit = min(best, ub)
-    solved = np.zeros(N, dtype=np.bool_)  # right child (x_f = 1) of the last solved split
-    have_solved = False
-    opt_l = opt_r = 0.0  # its children's optima over every budget (depth-two, 3 nodes)
+    kept = np.empty((2 * q if use_sim else 0, W), dtype=np.uint64)  # every child solved here, as a bitset
+    opt_kept = np.empty(2 * q if use_sim else 0)  # its optimum over every budget (depth two, 3 nodes)
+    weight_kept = np.empty(2 * q if use_sim else 0)  # its summed worst row values
+    n_kept = 0
+    worst_row = np.empty(N)
+    for i in range(N):
+        worst_row[i] = worst[ids[i]]
+    uniform = N > 0 and (worst_row == worst_row[0]).all()  # then a lost row costs worst_row[0]: one popcount
     bounds = np.zeros(q)
     for f in range(q):
         n1 = C[f, f]
@@ -132,39 +200,34 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         if cross[f] >= limit:
             bounds[f] = cross[f]
             continue  # the similar node's bound for this split reaches the best value
-        lb_r = 0.0
-        if use_sim and have_solved:
-            lost_l = lost_r = 0.0
-            for i in range(N):
-                now = X[ids[i], f] == 1
-                if solved[i] and not now:
-                    lost_r += worst[ids[i]]
-                elif now and not solved[i]:
-                    lost_l += worst[ids[i]]
-            lb_l, lb_r = max(opt_l - lost_l, 0.0), max(opt_r - lost_r, 0.0)
+        lb_l = lb_r = 0.0
+        if use_sim:
+            # Similarity bound (Eq. 45, erratum 9) from every child solved so far here: a child of f is
+            # at least that child's optimum minus the worst of the rows it has and f's child lacks.
+            for k in range(n_kept):
+                lost_l = _weight(kept[k], bits[f], worst_row, uniform)  # rows of the kept child with x_f = 1
+                lb_l = max(lb_l, opt_kept[k] - lost_l)
+                lb_r = max(lb_r, opt_kept[k] - (weight_kept[k] - lost_l))
             if lb_l + lb_r >= limit:
                 bounds[f] = max(lb_l + lb_r, cross[f])
                 continue  # similarity lower bound reaches the best value: no strict improvement here
-        changed = 0
-        for i in range(N):
-            mask[i] = X[ids[i], f] == 1
-            changed += mask[i] != previous[i]
-        if have_previous and changed * per_row < per_count:
-            add_pairs(X, ids[previous & ~mask], A, 1, Sl, Cl, tl)
-            add_pairs(X, ids[~previous & mask], A, -1, Sl, Cl, tl)
-        else:
-            for w in range(W):
-                left_bits[w] = full[w] & ~bits[f, w]
-            Sl, Cl, tl = count_masked(bits, cls, left_bits)
-        previous[:] = mask
-        have_previous = True
+        for w in range(W):
+            left_bits[w] = full[w] & ~bits[f, w]
+        Sl, Cl, tl = count_masked(bits, cls, left_bits)
         Sr, Cr, tr = S - Sl, C - Cl, tot - tl
         if binary:
             vl, cl = solve_scalar_binary(L, Sl, Cl, tl, N - n1, min_leaf)
         else:
             vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
         leaf_l, label_l = _best_leaf(L, tl)
-        if use_sim and min(vl[2], leaf_l) + lb_r >= limit:
+        opt_l = min(vl[2], leaf_l)
+        if use_sim:
+            for w in range(W):
+                kept[n_kept, w] = full[w] & ~bits[f, w]
+            opt_kept[n_kept] = opt_l
+            weight_kept[n_kept] = _weight(kept[n_kept], full, worst_row, uniform)
+            n_kept += 1
+        if use_sim and opt_l + lb_r >= limit:
             bounds[f] = max(min(vl[2], leaf_l) + lb_r, cross[f])
             continue  # the left child's optimum and the right's similarity bound reach the best value (§3.3)
         if binary:
@@ -172,10 +235,12 @@ def solve_depth_three_bits(X, ids, A, labels, L, min_leaf, budget, ub, worst, us
         else:
             vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
         leaf_r, label_r = _best_leaf(L, tr)
-        for i in range(N):
-            solved[i] = mask[i]
-        have_solved = True
-        opt_l, opt_r = min(vl[2], leaf_l), min(vr[2], leaf_r)
+        opt_r = min(vr[2], leaf_r)
+        if use_sim:
+            kept[n_kept] = bits[f]
+            opt_kept[n_kept] = opt_r
+            weight_kept[n_kept] = _weight(kept[n_kept], full, worst_row, uniform)
+            n_kept += 1
         bounds[f] = opt_l + opt_r
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
             a, ca = _child(vl, cl, leaf_l, label_l, n_left)

@@ -481,11 +481,11 @@ class Solver:
         self.counters["depth_three_calls"] += 1
         free = np.arange(self.X.shape[1])
         if self.labels is not None:
-            # Only features that vary on these rows can ever split them (min leaf ≥ 1); dropping the
-            # constant ones keeps the order, hence the same splits and ties, and shrinks every count.
-            ones = self.X[ids].sum(axis=0)
-            free = np.flatnonzero((ones > 0) & (ones < len(ids)))
-            X = np.ascontiguousarray(self.X[:, free]) if len(free) < self.X.shape[1] else self.X
+            # Only features that vary on these rows can ever split them (min leaf ≥ 1), and a feature equal
+            # to an earlier one on these rows, or its complement, gives the same splits (children swapped)
+            # with the same values, never strictly better: keeping the first of each keeps the order, hence
+            # the same splits and ties, and shrinks every count.
+            bits, free, twin = bitcount.distinct_splits(self.X, ids)
             worst = self.worst[:, 0] if self.use_sim else self.zero_worst
             cross = np.zeros(len(free))
             previous = self.split_bounds.get(n)
@@ -496,11 +496,13 @@ class Solver:
                 if 2 * len(removed) <= len(ids):
                     cross = np.maximum(previous[1][free] - worst[removed].sum(), 0.0)
             value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
-                X, ids, self.task.A, self.labels, self.task.L, self.min_leaf, n,
+                bits[free], ids, self.labels, self.task.L, self.min_leaf, n,
                 ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim, cross)
             if self.use_sim:
                 full = np.zeros(self.X.shape[1])
                 full[free] = bounds
+                dropped = np.flatnonzero(twin >= 0)
+                full[dropped] = full[twin[dropped]]  # a dropped feature's split has its twin's value
                 self.split_bounds[n] = (ids, full)
             if value == INF:
                 return None
