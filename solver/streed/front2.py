@@ -367,7 +367,7 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
     q, W = bits.shape
     left_bits = np.empty(W, dtype=np.uint64)
     half = 3
-    for f in range(q):
+    for f in _distinct_features(C, N):  # twins of an earlier feature give the same children, swapped
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
