@@ -339,6 +339,19 @@ def _code_nodes(code):
 
 
 @numba.njit(cache=True)
+def _restrict(S, C, feats):
+    # Pair sums and counts over the features feats only (upper triangle kept).
+    k = feats.shape[0]
+    S2 = np.empty((k, k, S.shape[2]))
+    C2 = np.zeros((k, k), dtype=np.int64)
+    for i in range(k):
+        for j in range(i, k):
+            S2[i, j] = S[feats[i], feats[j]]
+            C2[i, j] = C[feats[i], feats[j]]
+    return S2, C2
+
+
+@numba.njit(cache=True)
 def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
     """Return the (FN, FP) front of every tree of depth ≤ 3 with at most ``budget`` branching nodes.
 
@@ -364,10 +377,15 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
         if fp < best_fp[fn]:
             best_fp[fn], best_nodes[fn] = fp, 0
             codes[fn, 0], codes[fn, 1] = NONE, label
-    q, W = bits.shape
+    # Only the node's distinct features (not constant, not a twin of an earlier one) can split it or any
+    # of its children usefully: count and solve over those alone, and name the originals in the codes.
+    feats = _distinct_features(C, N)
+    q, W = feats.shape[0], bits.shape[1]
+    bits = np.ascontiguousarray(bits[feats])
+    S, C = _restrict(S, C, feats)
     left_bits = np.empty(W, dtype=np.uint64)
     half = 3
-    for f in _distinct_features(C, N):  # twins of an earlier feature give the same children, swapped
+    for f in range(q):
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
@@ -385,9 +403,12 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
                     nodes = 1 + _code_nodes(lc[i]) + _code_nodes(rc[j])
                     if fp < best_fp[fn] or (fp == best_fp[fn] and nodes < best_nodes[fn]):
                         best_fp[fn], best_nodes[fn] = fp, nodes
-                        codes[fn, 0] = f
+                        codes[fn, 0] = feats[f]
                         codes[fn, 1:8] = lc[i]
                         codes[fn, 8:15] = rc[j]
+                        for at in (1, 2, 5, 8, 9, 12):  # feature positions of the two depth-two codes
+                            if codes[fn, at] != NONE:
+                                codes[fn, at] = feats[codes[fn, at]]
     keep = np.empty(P + 1, dtype=np.int64)
     count = 0
     lowest = empty
