@@ -286,7 +286,7 @@ class Solver:
                 else:
                     best = yield from self._split_front(left, right, lpath, rpath, (d_left, n_left),
                                                         (d_right, n_right), lb_left, lb_right, extra, best, f,
-                                                        limit if relax else ub)
+                                                        limit if relax else ub, fewest_first=relax)
                     if relax and len(best):
                         limit = best.values[:, 0].min()  # the root needs only the fewest errors (ref-impl)
                 if root and len(best):
@@ -312,7 +312,13 @@ class Solver:
         tree = (f, tl.trees[0], tr.trees[0])
         return Front(value[None, :], [tree], np.array([1 + tl.nodes[0] + tr.nodes[0]]))
 
-    def _split_front(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f, ub):
+    def _split_front(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f, ub,
+                     fewest_first=False):
+        """Generator: merge the split's children into the node's front ``best``; return the new front.
+
+        ``fewest_first`` (the root under its relaxation): of the split's feasible merged values only
+        one with the fewest errors (then fewest nodes) is kept — all the root reports.
+        """
         caps = self._caps(ub)
         if lb_left[:, 0].min() + lb_right[:, 0].min() + extra[0] >= ub:
             self.counters["bound_prunes"] += 1
@@ -330,7 +336,11 @@ class Solver:
         tr = yield from self.solve(right, rpath, *rbud, ub=ub_right)
         if len(tr) == 0:
             return best
-        values, pairs = fronts.merge(tl.values, tr.values, extra, caps)
+        if fewest_first:
+            pairs = fronts.fewest_first_pair(tl.values, tr.values, tl.nodes, tr.nodes, extra, caps)
+            values = tl.values[pairs[:, 0]] + tr.values[pairs[:, 1]] + extra
+        else:
+            values, pairs = fronts.merge(tl.values, tr.values, extra, caps)
         nodes = 1 + tl.nodes[pairs[:, 0]] + tr.nodes[pairs[:, 1]]
         allv = np.vstack([best.values, values])
         alln = np.concatenate([best.nodes, nodes])

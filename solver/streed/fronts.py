@@ -170,6 +170,31 @@ def merge(left, right, extra, caps):
 
 
 @numba.njit(cache=True)
+def fewest_first_pair(left, right, left_nodes, right_nodes, extra, caps):
+    """Return the (left, right) index of the feasible ``l ⊕ r ⊕ extra`` with the smallest first component.
+
+    Ties go to fewer nodes, then to the first pair found; shape (1, 2), or (0, 2) when none is feasible.
+    """
+    p = left.shape[1]
+    value = np.empty(p)
+    best, best_nodes = np.inf, 0
+    out = np.empty((1, 2), dtype=np.int64)
+    found = 0
+    for a in range(left.shape[0]):
+        for b in range(right.shape[0]):
+            for j in range(p):
+                value[j] = left[a, j] + right[b, j] + extra[j]
+            if not feasible(value, caps):
+                continue
+            nodes = left_nodes[a] + right_nodes[b]
+            if value[0] < best or (value[0] == best and nodes < best_nodes):
+                best, best_nodes = value[0], nodes
+                out[0, 0], out[0, 1] = a, b
+                found = 1
+    return out[:found]
+
+
+@numba.njit(cache=True)
 def covered(lower, front):
     """Return True when every point of ``lower`` is strictly dominated by a point of ``front`` (prune test, §3.3)."""
     if front.shape[0] == 0:
