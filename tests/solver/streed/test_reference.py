@@ -3,7 +3,9 @@
 pystreed returns one tree; its training value is recomputed here from its
 predictions and must equal our optimum (accuracy, best F1, fewest errors
 under the fairness constraint, policy value). Cost-sensitive classification
-is not compared: pystreed reads its test costs only from its own cost files.
+is compared on random data with misclassification and grouped test costs
+given to pystreed's ``CostSpecifier``: its tree, valued by our task, costs
+our optimum.
 """
 
 import numpy as np
@@ -90,3 +92,39 @@ def test_policy_matches_pystreed(name, depth, nodes, teacher, reference_teacher)
     q = scores(problem, teacher, predicted, propensity)
     theirs = q[np.arange(n), reference.predict(X)].sum()
     assert ours.task.describe(ours.chosen()[0])["policy_value"] == pytest.approx(theirs, **TOL)
+
+
+def _nested(node):
+    # pystreed's tree as our nested tuples: (label,) or (feature, x_f = 0 subtree, x_f = 1 subtree).
+    if node.is_leaf_node():
+        return (int(node.label),)
+    return (int(node.feature), _nested(node.left_child), _nested(node.right_child))
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("depth", (2, 3))
+def test_cost_sensitive_matches_pystreed(seed, depth):
+    # Misclassification costs M[true, predicted] and test costs with shared groups (one binary feature per
+    # attribute), handed to pystreed through its CostSpecifier: its tree, valued by Eq. 4 with our task,
+    # costs as much as our optimum.
+    from pystreed import CostSpecifier, FeatureCostSpecifier
+
+    from solver.streed.tasks import TestCosts
+    from tests.solver.streed.test_exhaustive import tree_value
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(30, 80)), int(rng.integers(3, 7))
+    X = rng.integers(0, 2, (n, m))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(n) < 0.15)).astype(np.int64)  # needs both tests
+    M = np.array([[0.0, float(rng.integers(1, 6))], [float(rng.integers(1, 6)), 0.0]])
+    full = rng.integers(0, 11, m) / 10.0  # per row, against 1–5 per misclassified row
+    discount = np.minimum(full, rng.integers(0, 5, m) / 20.0)
+    group = rng.integers(0, 3, m)  # three named groups
+    group[1] = group[0] if seed % 2 else (group[0] + 1) % 3  # the two useful tests share a group, or not
+    specs = [FeatureCostSpecifier(float(full[f]), float(discount[f]), f"g{group[f]}", f, f) for f in range(m)]
+    reference = pystreed.STreeDCostSensitiveClassifier(max_depth=depth, time_limit=600).fit(
+        X, y, CostSpecifier(M.tolist(), specs))
+    costs = TestCosts(full, discount, np.arange(m), group)
+    ours = run(make_problem(X, y), {"task": "cost_sensitive", "max_depth": depth}, costs=costs, misclassification=M)
+    theirs = tree_value(ours.task, X, _nested(reference.get_tree()))[0]
+    assert ours.front.values[0, 0] == pytest.approx(theirs, **TOL)
