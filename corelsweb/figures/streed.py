@@ -15,6 +15,8 @@ MAX_TREES = 40  # trees offered in the selector (spread along the front, the cho
 def _axes(extras):
     if extras["task"] == "f1":
         return "FN", "FP", "False negatives", "False positives"
+    if extras["task"] == "policy":
+        return "treated_share", "policy_value", "Share of rows treated", "Estimated total outcome (teacher scores)"
     return "misclassifications", "discrimination", "Misclassifications", "Discrimination (training)"
 
 
@@ -105,10 +107,14 @@ def streed_panels(result, panel):
         return []
     out = []
     if extras.get("front"):
-        note = ("Every tree on the root front of (false negatives, false positives); the reported one has the best F1."
-                if extras["task"] == "f1" else
-                "Trees found at the root; the reported one has the fewest errors with discrimination ≤ δ. "
-                "With the upper bound on, the root prunes on errors alone, so this is not the whole front.")
+        if extras["task"] == "f1":
+            note = "Every tree on the root front of (false negatives, false positives); the reported one has the best F1."
+        elif extras["task"] == "policy":
+            note = ("Trees found at the root; the reported one has the best value treating at most the capacity. "
+                    "With the upper bound on, the root prunes on the value alone, so this is not the whole front.")
+        else:
+            note = ("Trees found at the root; the reported one has the fewest errors with discrimination ≤ δ. "
+                    "With the upper bound on, the root prunes on errors alone, so this is not the whole front.")
         out.append(panel("streed-front", "Pareto front at the root", front_figure(extras), note=note))
         out.append(panel("streed-front-trees", "Tree of a front point (choose it above the tree)",
                          front_trees_figure(extras), wide=True))

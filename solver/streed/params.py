@@ -60,6 +60,11 @@ ALGORITHM = Algorithm(
               "How each row scores each treatment: direct (a ridge regression of the outcome per treatment), "
               "ipw (observed outcome over the treatment's share) or doubly_robust (both).",
               choices=("direct", "ipw", "doubly_robust"), group="objective", visible_when={"task": ("policy",)}),
+        Param("capacity", "float", None,
+              "Largest share of rows the policy may send to a treatment other than the first one listed (the "
+              "reference, e.g. no treatment): a capacity constraint (App. A.4). Empty: no limit.",
+              label="Treatment capacity", minimum=0.0, maximum=1.0, optional=True, group="objective",
+              visible_when={"task": ("policy",)}),
         _switch("use_depth_two_solver", "Depth-two solver (App. B)",
                 "Solve every depth-two subproblem from one pass of feature-pair counts."),
         _switch("use_upper_bound", "Upper bounds (App. B, Eqs. 38–42)",

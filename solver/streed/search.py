@@ -141,6 +141,8 @@ class STreeDSearch:
                                         for k, name in enumerate(self.task.labels)}
         if self.config["task"] in ("demographic_parity", "equality_of_opportunity"):
             out["delta"] = float(self.config["delta"])
+        if self.task.kind == "policy" and self.config.get("capacity") is not None:
+            out["capacity"] = float(self.config["capacity"])
         if self.task.p > 1:
             front = self._current()
             order = np.argsort(front.values[:, 0], kind="stable")[:FRONT_POINTS_MAX]

@@ -59,3 +59,18 @@ def test_it_compares_the_policy_with_treating_everyone_alike():
     bars = panels(result)["streed-policy"]["figure"]["data"][0]
     assert bars["x"] == ["tree", "all a", "all &lt;b&gt;b&lt;/b&gt;"]
     assert bars["y"][0] >= max(bars["y"][1:]) - 1e-9  # the optimal policy beats every constant one
+
+
+def test_it_draws_the_capacity_constrained_policy_front():
+    rng = np.random.default_rng(4)
+    p = problem(treatment=rng.integers(0, 2, 60), treatments=["none", "<i>drug</i>"], outcome=rng.normal(size=60))
+    result = solve(p, "streed", {"task": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.25})
+    chosen = [q for q in result.extras["front"] if q["chosen"]][0]
+    assert chosen["values"]["treated_share"] <= 0.25
+    assert result.extras["capacity"] == 0.25
+    shown = panels(result)
+    front = shown["streed-front"]["figure"]
+    assert front["layout"]["xaxis"]["title"]["text"] == "Share of rows treated"
+    assert chosen["values"]["treated_share"] in front["data"][0]["x"]
+    assert "streed-policy" in shown
+    assert "<i>drug" not in json.dumps(shown["streed-front-trees"]["figure"])  # treatment names escaped

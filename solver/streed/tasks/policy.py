@@ -62,13 +62,41 @@ def make(problem, config, outcomes=None, propensity=None):
         raise ValueError("policy trees need a treatment and an outcome column")
     q = scores(problem, config["teacher"], outcomes, propensity)
     shift = float((-q).min())
-    A = -q - shift
+    A = np.maximum(-q - shift, 0.0)
     K = q.shape[1]
     L = np.eye(K)[:, None, :]
     n = float(problem.n_samples)
+    capacity = config.get("capacity")
+    if capacity is None:
+        return Task(
+            name="policy", A=A, L=L, caps=np.array([np.inf]), labels=list(problem.treatments), kind="policy",
+            objective=lambda v: (float(v[0]) + n * shift) / n,  # − mean policy value (lower is better)
+            describe=lambda v: {"policy_value": -(float(v[0]) + n * shift)},
+        )
+    return _with_capacity(problem, A, L, shift, float(capacity))
+
+
+def _with_capacity(problem, A, L, shift, capacity):
+    """Return the policy task with a capacity constraint (spec §2.3, App. A.4).
+
+    A second component counts the rows the policy sends to any treatment but the first
+    (the reference, e.g. no treatment); feasible iff at most ``capacity`` · n of them
+    (anti-monotonic: the count only grows as leaves are added, Prop. A.3). The reported
+    tree is the feasible one with the best value, so the root prunes on the value alone
+    (root relaxation); the constraint rules out the similarity bound (App. B).
+    """
+    n, K = problem.n_samples, L.shape[0]
+    A2 = np.hstack([A, np.ones((n, 1))])
+    L2 = np.zeros((K, 2, A2.shape[1]))
+    L2[:, 0, :K] = L[:, 0, :]
+    L2[1:, 1, K] = 1.0  # every row of a leaf that treats (label ≥ 1) uses capacity
+    cap = float(np.floor(capacity * n + 1e-9))
+
+    def describe(v):
+        return {"policy_value": -(float(v[0]) + n * shift), "treated_share": float(v[1]) / n}
+
     return Task(
-        name="policy", A=np.maximum(A, 0.0), L=L, caps=np.array([np.inf]), labels=list(problem.treatments),
-        kind="policy",
-        objective=lambda v: (float(v[0]) + n * shift) / n,  # − mean policy value (lower is better)
-        describe=lambda v: {"policy_value": -(float(v[0]) + n * shift)},
+        name="policy", A=A2, L=L2, caps=np.array([np.inf, cap]), labels=list(problem.treatments), kind="policy",
+        similarity=False, root_scalar=True,
+        objective=lambda v: (float(v[0]) + n * shift) / n, describe=describe,
     )

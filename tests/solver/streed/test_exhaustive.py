@@ -124,3 +124,24 @@ def test_policy_with_fitted_teachers_matches_brute_force(case, data):
                                           max_size=len(treatment))))
     problem = make_problem(X, treatment=treatment, outcome=outcome)
     check(problem, {"task": "policy", "teacher": "doubly_robust", "max_depth": depth, "max_nodes": nodes, **switches})
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiny(classes=3), st.data(), st.sampled_from(["direct", "ipw", "doubly_robust"]))
+def test_capacity_constrained_policy_matches_brute_force(case, data, teacher):
+    # App. A.4: at most capacity · n rows sent to a treatment other than the first.
+    X, treatment, depth, nodes, switches = case
+    n = len(treatment)
+    treatment[0] = 2
+    outcome = np.array(data.draw(st.lists(st.floats(-2, 2, allow_nan=False), min_size=n, max_size=n)))
+    values = np.array(data.draw(st.lists(st.floats(-1, 1, allow_nan=False), min_size=3 * n, max_size=3 * n)))
+    capacity = data.draw(st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0]))
+    problem = make_problem(X, treatment=treatment, outcome=outcome)
+    search = check(problem, {"task": "policy", "teacher": teacher, "capacity": capacity, "max_depth": depth,
+                             "max_nodes": nodes, **switches}, outcomes=values.reshape(n, 3))
+    value = search.chosen()[0]
+    assert value[1] <= np.floor(capacity * n + 1e-9)
+    if capacity == 1.0:  # no real limit: the unconstrained optimum
+        free = run(problem, {"task": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+                   outcomes=values.reshape(n, 3))
+        assert abs(free.front.values[0, 0] - value[0]) < 1e-9
