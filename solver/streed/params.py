@@ -61,8 +61,9 @@ ALGORITHM = Algorithm(
               "ipw (observed outcome over the treatment's share) or doubly_robust (both).",
               choices=("direct", "ipw", "doubly_robust"), group="objective", visible_when={"task": ("policy",)}),
         Param("capacity", "float", None,
-              "Largest share of rows the policy may send to a treatment other than the first one listed (the "
-              "reference, e.g. no treatment): a capacity constraint (App. A.4). Empty: no limit.",
+              "Largest share of rows the policy may send to a treatment other than the reference: the first "
+              "treatment value in sorted order (0 for 0/1 treatments). A capacity constraint (App. A.4). "
+              "Empty: no limit.",
               label="Treatment capacity", minimum=0.0, maximum=1.0, optional=True, group="objective",
               visible_when={"task": ("policy",)}),
         _switch("use_depth_two_solver", "Depth-two solver (App. B)",

@@ -80,7 +80,7 @@ def _with_capacity(problem, A, L, shift, capacity):
     """Return the policy task with a capacity constraint (spec §2.3, App. A.4).
 
     A second component counts the rows the policy sends to any treatment but the first
-    (the reference, e.g. no treatment); feasible iff at most ``capacity`` · n of them
+    (the reference: the first treatment in sorted order); feasible iff at most ``capacity`` · n of them
     (anti-monotonic: the count only grows as leaves are added, Prop. A.3). The reported
     tree is the feasible one with the best value, so the root prunes on the value alone
     (root relaxation); the constraint rules out the similarity bound (App. B).
