@@ -200,6 +200,29 @@ def _leaf_codes(labels):
 
 
 @numba.njit(cache=True)
+def _split_parts(L, S, C, tot, N, a, caps, root_cost, child_cost, min_leaf, budget):
+    """Return the root split on ``a``'s branching cost and its children's fronts, paired by tree level.
+
+    ``parts`` holds (left values, codes, right values, codes, level): both children leaves (level 0),
+    one child a depth-one tree (level 1, budget ≥ 2), both (level 2, budget ≥ 3).
+    """
+    extra = np.zeros(L.shape[1])
+    extra[0] = N * root_cost[a]
+    llv, llk = leaf_front(L, tot - S[a, a], caps)
+    rlv, rlk = leaf_front(L, S[a, a].copy(), caps)
+    llc, rlc = _leaf_codes(llk), _leaf_codes(rlk)
+    parts = [(llv, llc, rlv, rlc, 0)]
+    if budget >= 2:
+        lsv, lsc = subtree_front(L, S, C, tot, N, a, 0, caps, child_cost, min_leaf)
+        rsv, rsc = subtree_front(L, S, C, tot, N, a, 1, caps, child_cost, min_leaf)
+        parts.append((lsv, lsc, rlv, rlc, 1))
+        parts.append((llv, llc, rsv, rsc, 1))
+        if budget >= 3:
+            parts.append((lsv, lsc, rsv, rsc, 2))
+    return extra, parts
+
+
+@numba.njit(cache=True)
 def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
     """Return the fronts of every tree of depth ≤ 2 with at most 1, 2 and 3 branching nodes.
 
@@ -220,19 +243,7 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
-        extra = np.zeros(p)
-        extra[0] = N * root_cost[a]
-        llv, llk = leaf_front(L, tot - S[a, a], caps)
-        rlv, rlk = leaf_front(L, S[a, a].copy(), caps)
-        llc, rlc = _leaf_codes(llk), _leaf_codes(rlk)
-        parts = [(llv, llc, rlv, rlc, 0)]
-        if budget >= 2:
-            lsv, lsc = subtree_front(L, S, C, tot, N, a, 0, caps, child_cost, min_leaf)
-            rsv, rsc = subtree_front(L, S, C, tot, N, a, 1, caps, child_cost, min_leaf)
-            parts.append((lsv, lsc, rlv, rlc, 1))
-            parts.append((llv, llc, rsv, rsc, 1))
-            if budget >= 3:
-                parts.append((lsv, lsc, rsv, rsc, 2))
+        extra, parts = _split_parts(L, S, C, tot, N, a, caps, root_cost, child_cost, min_leaf, budget)
         for lv_, lc_, rv_, rc_, level in parts:
             mv, mc = _combine(lv_, lc_, rv_, rc_, extra, caps, a)
             if mv.shape[0] == 0:
@@ -260,7 +271,7 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
 
 
 @numba.njit(cache=True)
-def _fewest_first(lv, lc, rv, rc, extra, caps, f1, level, best_v, best_c, best_n):
+def _fewest_first(lv, lc, rv, rc, extra, caps, f1, best_v, best_c, best_n):
     # Keep in best_* the feasible l ⊕ r ⊕ extra with the smallest first component (ties: fewer nodes).
     p = lv.shape[1]
     value = np.empty(p)
@@ -312,24 +323,13 @@ def solve_fewest_first(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, b
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
-        extra = np.zeros(p)
-        extra[0] = N * root_cost[a]
-        llv, llk = leaf_front(L, tot - S[a, a], caps)
-        rlv, rlk = leaf_front(L, S[a, a].copy(), caps)
-        llc, rlc = _leaf_codes(llk), _leaf_codes(rlk)
-        if top >= 2:
-            lsv, lsc = subtree_front(L, S, C, tot, N, a, 0, caps, child_cost, min_leaf)
-            rsv, rsc = subtree_front(L, S, C, tot, N, a, 1, caps, child_cost, min_leaf)
+        extra, parts = _split_parts(L, S, C, tot, N, a, caps, root_cost, child_cost, min_leaf, top)
         best_v[0] = np.inf
         for t in range(top):
             # Budget t + 1 adds the trees of level t to those of the smaller budgets.
-            if t == 0:
-                _fewest_first(llv, llc, rlv, rlc, extra, caps, a, 0, best_v, best_c, best_n)
-            elif t == 1:
-                _fewest_first(lsv, lsc, rlv, rlc, extra, caps, a, 1, best_v, best_c, best_n)
-                _fewest_first(llv, llc, rsv, rsc, extra, caps, a, 1, best_v, best_c, best_n)
-            else:
-                _fewest_first(lsv, lsc, rsv, rsc, extra, caps, a, 2, best_v, best_c, best_n)
+            for lv_, lc_, rv_, rc_, level in parts:
+                if level == t:
+                    _fewest_first(lv_, lc_, rv_, rc_, extra, caps, a, best_v, best_c, best_n)
             if best_v[0] < np.inf:
                 values[t, sizes[t]] = best_v
                 codes[t, sizes[t]] = best_c
