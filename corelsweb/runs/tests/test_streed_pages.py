@@ -30,3 +30,22 @@ def test_an_f1_run_shows_the_front_and_a_tree_per_point(alice_client, alice):
 def test_charlie_cannot_see_a_streed_run(alice, charlie_client):
     run, _ = make_streed_run(alice, {"task": "accuracy", "max_depth": 2})
     assert charlie_client.get(run.get_absolute_url()).status_code == 404
+
+
+POLICY_CSV = b"a,b,treatment,outcome\n" + b"".join(
+    f"{i % 2},{(i // 2) % 2},{0 if i % 3 else 1},{(i % 2) * (1 if i % 3 else 3) + (i % 5) / 10}\n".encode()
+    for i in range(90)
+)
+
+
+def test_a_capacity_constrained_policy_run_shows_its_front_and_treats_at_most_the_capacity(alice_client, alice):
+    dataset = make_dataset(alice, data=POLICY_CSV, name="trial", roles={"treatment": "treatment", "outcome": "outcome"})
+    run = make_run(alice, dataset, status=Run.Status.RUNNING, algorithm="streed",
+                   params={"task": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.2})
+    result = solve(load_problem(run.dataset), "streed", run.params)
+    finish_with_result(run.pk, result)
+    assert result.status == "optimal"
+    assert result.extras["value"]["treated_share"] <= 0.2
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert "Share of rows treated" in page and "Treatment capacity" in page
+    assert "fig-streed-policy" in page
