@@ -8,10 +8,11 @@
 import warnings
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from solver.roc import f1_loss, leaf_order
+from tests.isolation import CRASHED, in_child
 from tests.oracles import enumerate_trees
 from tests.solver.gosdt_rank.helpers import problem, run
 
@@ -58,7 +59,8 @@ def random_data(seed, n, m):
 def test_f1_agrees_with_pystreed_over_the_omega_rule(seed, n, shape):
     m, depth = shape
     X, y = random_data(seed, n, m)
-    streed = streed_f1_loss(X, y, depth)
+    streed = in_child(streed_f1_loss, X, y, depth)
+    assume(streed is not CRASHED)  # pystreed segfaults on a few tiny inputs (tests/isolation.py): nothing to compare
     sweep, shares = best_sweep_loss(X, y, depth)
     assert abs(streed - sweep) < 1e-9, "pystreed's optimum is the best sweep labelling"  # (1)
     p = problem(X, y)
