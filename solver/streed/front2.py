@@ -1,4 +1,4 @@
-"""Depth-two fronts of (FN, FP) counts for the F1 task (spec §2.4, §3.6), without general front merges.
+"""Fronts of (FN, FP) counts for the F1 task (spec §2.4, §3.6): depth two and depth three, without general merges.
 
 The generic ``depth2.solve`` builds every front with small merges and
 sorts; for F1 every value is a pair of integer counts (false negatives,
@@ -12,7 +12,9 @@ where x_b = 1), with (1, 0) the other way round.
 
 Same fronts as ``depth2.solve`` (values, and among equal values the fewest
 branching nodes); ties between trees of equal value and size may resolve
-to another of them.
+to another of them. Features constant on the rows, or twins of an earlier
+feature (equal or complementary there), are left out: they give the same
+children. ``solve_f1_depth_three`` does a node of depth budget 3 in one call.
 """
 
 import numba
