@@ -48,7 +48,8 @@ def front_figure(extras):
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": extras["delta"],
                        "y1": extras["delta"], "line": {"dash": "dash", "color": "#d62728"}})
     layout = base_layout(height=380, xaxis={"title": {"text": xtitle}}, yaxis={"title": {"text": ytitle}},
-                         shapes=shapes, hovermode="closest", legend={"orientation": "h"})
+                         shapes=shapes, hovermode="closest",
+                         legend={"orientation": "h", "y": -0.3})  # below the x-axis title
     return figure(data, layout)
 
 
