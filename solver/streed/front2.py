@@ -227,11 +227,13 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
     for t in range(top):  # a lone leaf is coded (NONE, NONE, label, NONE, ...), as in depth2
         _offer(best_fp[t], best_nodes[t], codes[t], P, 0, 0, NONE, leaf0, nothing, cap_fn, cap_fp)
         _offer(best_fp[t], best_nodes[t], codes[t], 0, M, 0, NONE, leaf1, nothing, cap_fn, cap_fp)
-    sub = np.empty(3, dtype=np.int64)
+    # Each child's options: its two leaves (positions 0, 1: labels 0 and 1), then its depth-one trees.
     q = S.shape[0]
-    lfn, lfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
-    rfn, rfp = np.empty(2 * q, dtype=np.int64), np.empty(2 * q, dtype=np.int64)
-    lcode, rcode = np.empty((2 * q, 3), dtype=np.int64), np.empty((2 * q, 3), dtype=np.int64)
+    lfn, lfp = np.empty(2 * q + 2, dtype=np.int64), np.empty(2 * q + 2, dtype=np.int64)
+    rfn, rfp = np.empty(2 * q + 2, dtype=np.int64), np.empty(2 * q + 2, dtype=np.int64)
+    lcode, rcode = np.empty((2 * q + 2, 3), dtype=np.int64), np.empty((2 * q + 2, 3), dtype=np.int64)
+    for side_code in (lcode, rcode):
+        side_code[0], side_code[1] = leaf0, leaf1
     active = _distinct_features(C, N)
     k = active.shape[0]
     neg, pos = _symmetric(S, 0, active), _symmetric(S, 1, active)
@@ -245,41 +247,23 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
         rn, rp = int(S[a, a, 0]), int(S[a, a, 1])
-        ln, lp = M - rn, P - rp
-        # Leaf children: label 0 → (positives, 0), label 1 → (0, negatives); equal labels are the leaf itself.
-        lleaf_fn, lleaf_fp = np.array([lp, 0]), np.array([0, ln])
-        rleaf_fn, rleaf_fp = np.array([rp, 0]), np.array([0, rn])
-        for i in range(2):
-            for j in range(2):
-                if i != j:
-                    left, right = (leaf0 if i == 0 else leaf1), (leaf0 if j == 0 else leaf1)
-                    for t in range(top):
-                        _offer(best_fp[t], best_nodes[t], codes[t], lleaf_fn[i] + rleaf_fn[j],
-                               lleaf_fp[i] + rleaf_fp[j], 1, a, left, right, cap_fn, cap_fp)
-        if top < 2:
-            continue
-        kl = _child_splits(neg, pos, active, ia, 0, totals, min_leaf, lfn, lfp, lcode, slot_fp, slot_code)
-        kr = _child_splits(neg, pos, active, ia, 1, totals, min_leaf, rfn, rfp, rcode, slot_fp, slot_code)
-        for i in range(kl):
-            sub[:] = lcode[i]
-            for j in range(2):
-                right = leaf0 if j == 0 else leaf1
-                for t in range(1, top):
-                    _offer(best_fp[t], best_nodes[t], codes[t], lfn[i] + rleaf_fn[j], lfp[i] + rleaf_fp[j], 2, a,
-                           sub, right, cap_fn, cap_fp)
-        for j in range(kr):
-            sub[:] = rcode[j]
-            for i in range(2):
-                left = leaf0 if i == 0 else leaf1
-                for t in range(1, top):
-                    _offer(best_fp[t], best_nodes[t], codes[t], lleaf_fn[i] + rfn[j], lleaf_fp[i] + rfp[j], 2, a,
-                           left, sub, cap_fn, cap_fp)
-        if top < 3:
-            continue
-        for i in range(kl):
-            for j in range(kr):
-                _offer(best_fp[2], best_nodes[2], codes[2], lfn[i] + rfn[j], lfp[i] + rfp[j], 3, a, lcode[i],
-                       rcode[j], cap_fn, cap_fp)
+        # Leaf children: label 0 → (positives, 0), label 1 → (0, negatives).
+        lfn[0], lfp[0], lfn[1], lfp[1] = P - rp, 0, 0, M - rn
+        rfn[0], rfp[0], rfn[1], rfp[1] = rp, 0, 0, rn
+        nl = nr = 2
+        if top >= 2:
+            nl += _child_splits(neg, pos, active, ia, 0, totals, min_leaf, lfn[2:], lfp[2:], lcode[2:], slot_fp,
+                                slot_code)
+            nr += _child_splits(neg, pos, active, ia, 1, totals, min_leaf, rfn[2:], rfp[2:], rcode[2:], slot_fp,
+                                slot_code)
+        for i in range(nl):
+            for j in range(nr):
+                level = (i >= 2) + (j >= 2)  # children that split: the tree has 1 + level branching nodes
+                if level == 0 and i == j:
+                    continue  # equal leaf labels: the leaf itself, offered above
+                for t in range(level, top):
+                    _offer(best_fp[t], best_nodes[t], codes[t], lfn[i] + rfn[j], lfp[i] + rfp[j], 1 + level, a,
+                           lcode[i], rcode[j], cap_fn, cap_fp)
     out = []
     for t in range(3):
         if t < top:
