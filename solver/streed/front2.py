@@ -160,8 +160,8 @@ def _offer(best_fp, best_nodes, codes, fn, fp, nodes, f1, left, right, cap_fn, c
 
 
 @numba.njit(cache=True)
-def _read_front(best_fp, codes):
-    # Sweep the slots by increasing FN, keeping strictly falling FP: values (k, 2), codes (k, 7).
+def _read_front(best_fp, best_nodes, codes):
+    # Sweep the slots by increasing FN, keeping strictly falling FP: values (k, 2), codes (k, w), nodes (k,).
     P = best_fp.shape[0]
     keep = np.empty(P, dtype=np.int64)
     count = 0
@@ -172,11 +172,9 @@ def _read_front(best_fp, codes):
             keep[count] = fn
             count += 1
     values = np.empty((count, 2))
-    out = np.empty((count, 7), dtype=np.int64)
     for i in range(count):
         values[i, 0], values[i, 1] = keep[i], best_fp[keep[i]]
-        out[i] = codes[keep[i]]
-    return values, out
+    return values, codes[keep[:count]].copy(), best_nodes[keep[:count]].copy()
 
 
 @numba.njit(cache=True)
@@ -267,7 +265,7 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
     out = []
     for t in range(3):
         if t < top:
-            out.append(_read_front(best_fp[t], codes[t]))
+            out.append(_read_front(best_fp[t], best_nodes[t], codes[t])[:2])
         else:
             out.append((np.empty((0, 2)), np.empty((0, 7), dtype=np.int64)))
     return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]
@@ -395,19 +393,4 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
                         for at in (1, 2, 5, 8, 9, 12):  # feature positions of the two depth-two codes
                             if codes[fn, at] != NONE:
                                 codes[fn, at] = feats[codes[fn, at]]
-    keep = np.empty(P + 1, dtype=np.int64)
-    count = 0
-    lowest = empty
-    for fn in range(P + 1):
-        if best_fp[fn] < lowest:
-            lowest = best_fp[fn]
-            keep[count] = fn
-            count += 1
-    values = np.empty((count, 2))
-    out = np.empty((count, 15), dtype=np.int64)
-    nodes_out = np.empty(count, dtype=np.int64)
-    for i in range(count):
-        values[i, 0], values[i, 1] = keep[i], best_fp[keep[i]]
-        out[i] = codes[keep[i]]
-        nodes_out[i] = best_nodes[keep[i]]
-    return values, out, nodes_out
+    return _read_front(best_fp, best_nodes, codes)
