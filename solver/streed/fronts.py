@@ -99,6 +99,10 @@ def pareto(values, nodes, caps):
     k = values.shape[0]
     if values.shape[1] == 2:
         return _pareto_2d(values, nodes, caps)
+    if values.shape[1] == 3 and _on_a_line(values):
+        keep = _pareto_on_a_line_packed(values, nodes, caps)
+        if keep.shape[0] or k == 0:
+            return keep
     by_nodes = np.argsort(nodes, kind="mergesort")
     total = values[by_nodes].sum(axis=1)
     order = by_nodes[np.argsort(total, kind="mergesort")]
@@ -153,6 +157,38 @@ def _pareto_on_a_line(values, caps, order):
 
 
 @numba.njit(cache=True)
+def _pareto_on_a_line_packed(values, nodes, caps):
+    """``_pareto_on_a_line`` by two sorts of packed integer keys; empty when the values do not pack (or none is kept).
+
+    Sorted by (v1, v0, nodes, index), the first feasible point of each v1 is the one the
+    sweep keeps; the kept points are then put in ``pareto``'s order, (v0, nodes, index)
+    (with v1 + v2 constant, the component sum orders as v0 does).
+    """
+    k = values.shape[0]
+    key = _packed_key(values[:, 1::-1], nodes)  # (v1, v0, nodes)
+    if key.shape[0] != k:
+        return np.empty(0, dtype=np.int64)
+    order = np.argsort(key, kind="mergesort")
+    keep = np.empty(k, dtype=np.int64)
+    count = 0
+    last = -1.0
+    for i in order:
+        if values[i, 1] == last or not feasible(values[i], caps):
+            continue
+        last = values[i, 1]
+        keep[count] = i
+        count += 1
+    keep = np.sort(keep[:count])
+    top = 0.0
+    for i in keep:
+        top = max(top, float(nodes[i]))
+    second = np.empty(count)
+    for j in range(count):
+        second[j] = values[keep[j], 0] * (top + 1) + nodes[keep[j]]
+    return keep[np.argsort(second, kind="mergesort")]
+
+
+@numba.njit(cache=True)
 def merge(left, right, extra, caps):
     """Return every feasible ``l ⊕ r ⊕ extra`` (Eq. 7) and the (left, right) index of each: values (k, p), pairs (k, 2)."""
     p = left.shape[1]
@@ -175,6 +211,9 @@ def fewest_first_pair(left, right, left_nodes, right_nodes, extra, caps):
 
     Ties go to fewer nodes, then to the first pair found; shape (1, 2), or (0, 2) when none is feasible.
     """
+    if (left.shape[1] == 3 and left.shape[0] * right.shape[0] > 256 and _on_a_line(left) and _on_a_line(right)
+            and _whole(left) and _whole(right)):
+        return _fewest_first_on_lines(left, right, left_nodes, right_nodes, extra, caps)
     p = left.shape[1]
     value = np.empty(p)
     best, best_nodes = np.inf, 0
@@ -191,6 +230,80 @@ def fewest_first_pair(left, right, left_nodes, right_nodes, extra, caps):
                 best, best_nodes = value[0], nodes
                 out[0, 0], out[0, 1] = a, b
                 found = 1
+    return out[:found]
+
+
+@numba.njit(cache=True)
+def _whole(values):
+    # True when every value is an integer of magnitude below 2**52 (sums and differences are exact).
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            v = values[i, j]
+            if v != np.floor(v) or abs(v) >= 2.0 ** 52:
+                return False
+    return True
+
+
+@numba.njit(cache=True)
+def _ahead(values, nodes, i, j):
+    # True when right point i comes before j: fewer errors, then fewer nodes, then the smaller index.
+    if values[i, 0] != values[j, 0]:
+        return values[i, 0] < values[j, 0]
+    if nodes[i] != nodes[j]:
+        return nodes[i] < nodes[j]
+    return i < j
+
+
+@numba.njit(cache=True)
+def _fewest_first_on_lines(left, right, left_nodes, right_nodes, extra, caps):
+    """``fewest_first_pair`` when each side has a constant v1 + v2 (fairness): O((|L| + |R|) log |R|), not |L|·|R|.
+
+    With ``v2 = C − v1`` on each side, a pair is feasible in components 1 and 2 iff
+    ``l1 + r1`` lies in one window ``[lo, hi]``. Right points sorted by ``r1`` make every
+    left point's partners one contiguous run, whose best point (fewest errors, then
+    nodes, then index: the pair the full scan would keep) comes from a sparse table of
+    range minima. Left points are taken in order, so ties go to the first, as in the scan.
+    """
+    out = np.empty((1, 2), dtype=np.int64)
+    k = right.shape[0]
+    if left.shape[0] == 0 or k == 0:
+        return out[:0]
+    line = left[0, 1] + left[0, 2] + right[0, 1] + right[0, 2]
+    lo = line + extra[2] - caps[2]  # (line − s) + extra2 ≤ caps2
+    hi = caps[1] - extra[1]  # s + extra1 ≤ caps1
+    order = np.argsort(right[:, 1], kind="mergesort")
+    key = right[order, 1]
+    levels = 1
+    while (1 << levels) <= k:
+        levels += 1
+    table = np.empty((levels, k), dtype=np.int64)
+    table[0] = order
+    for t in range(1, levels):
+        half = 1 << (t - 1)
+        for i in range(k - (1 << t) + 1):
+            a, b = table[t - 1, i], table[t - 1, i + half]
+            table[t, i] = a if _ahead(right, right_nodes, a, b) else b
+    best, best_nodes = np.inf, 0
+    found = 0
+    for a in range(left.shape[0]):
+        i0 = np.searchsorted(key, lo - left[a, 1], side="left")
+        i1 = np.searchsorted(key, hi - left[a, 1], side="right")
+        if i0 >= i1:
+            continue
+        t = 0
+        while (1 << (t + 1)) <= i1 - i0:
+            t += 1
+        b, c = table[t, i0], table[t, i1 - (1 << t)]
+        if not _ahead(right, right_nodes, b, c):
+            b = c
+        value = left[a, 0] + right[b, 0] + extra[0]
+        if value > caps[0]:
+            continue
+        nodes = left_nodes[a] + right_nodes[b]
+        if value < best or (value == best and nodes < best_nodes):
+            best, best_nodes = value, nodes
+            out[0, 0], out[0, 1] = a, b
+            found = 1
     return out[:found]
 
 

@@ -83,7 +83,7 @@ def test_pareto_fast_paths_keep_the_same_points(data, k, line, integral):
     draw = lambda lo, hi: np.array(data.draw(st.lists(st.integers(lo, hi), min_size=k, max_size=k)), dtype=float)
     nodes = draw(0, 3).astype(np.int64)
     v1 = draw(0, line)
-    three = np.column_stack([draw(0, 9), v1, line - v1])
+    three = np.column_stack([draw(0, 9) + (0 if integral else 0.5), v1, line - v1])  # halves: the unpacked path
     if data.draw(st.booleans()):
         three[0, 2] += 1  # off the line: the general path
     two = np.column_stack([draw(0, 9), draw(0, 9)]) + (0 if integral else 0.5)
@@ -93,6 +93,37 @@ def test_pareto_fast_paths_keep_the_same_points(data, k, line, integral):
         if values.shape[1] == 2:
             got, expected = np.sort(got), np.sort(expected)  # the 2-D sweep lists by first component
         assert np.array_equal(got, expected)
+
+
+def _fewest_first_by_definition(left, right, left_nodes, right_nodes, extra, caps):
+    best = None
+    for a in range(len(left)):
+        for b in range(len(right)):
+            value = left[a] + right[b] + extra
+            if (value <= caps).all() and (best is None or (value[0], left_nodes[a] + right_nodes[b]) < best[0]):
+                best = (value[0], left_nodes[a] + right_nodes[b]), (a, b)
+    return [] if best is None else [best[1]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.integers(1, 40), st.integers(1, 40), st.integers(0, 30), st.integers(0, 30))
+def test_fewest_first_pair_on_lines_is_the_full_scan(data, k_left, k_right, line_left, line_right):
+    # Fairness fronts (v1 + v2 constant on each side) take the windowed search above 256 pairs: same pair.
+    def side(k, line):
+        ints = st.lists(st.integers(0, line), min_size=k, max_size=k)
+        v1 = np.array(data.draw(ints), dtype=float)
+        errors = np.array(data.draw(st.lists(st.integers(0, 12), min_size=k, max_size=k)), dtype=float)
+        nodes = np.array(data.draw(st.lists(st.integers(0, 3), min_size=k, max_size=k)), dtype=np.int64)
+        return np.column_stack([errors, v1, line - v1]), nodes
+
+    left, left_nodes = side(k_left, line_left)
+    right, right_nodes = side(k_right, line_right)
+    extra = np.array(data.draw(st.lists(st.integers(0, 2), min_size=3, max_size=3)), dtype=float)
+    caps = np.array([data.draw(st.sampled_from([np.inf, 5.0, 12.0])), data.draw(st.integers(0, 60)),
+                     data.draw(st.integers(0, 60))], dtype=float)
+    got = fronts.fewest_first_pair(left, right, left_nodes, right_nodes, extra, caps)
+    assert [tuple(p) for p in got.tolist()] == _fewest_first_by_definition(left, right, left_nodes, right_nodes,
+                                                                          extra, caps)
 
 
 @settings(max_examples=40, deadline=None)
