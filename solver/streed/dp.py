@@ -27,19 +27,91 @@ from solver.streed import bitcount, depth2, front2, fronts
 INF = float("inf")
 
 
+class Trees:
+    """The trees of a front, built when read: point ``i`` is row ``rows[i]`` of source ``sources[part[i]]``.
+
+    A front can hold hundreds of thousands of points (fairness fronts below the root) of
+    which the search reads a few trees; building a nested tuple per point cost more than
+    the merges themselves. A source is one of
+
+    * ``("list", trees)``: nested tuples, row ``r`` is ``trees[r]``;
+    * ``("split", f, left, right, pairs)``: row ``r`` is ``(f, left[pairs[r, 0]], right[pairs[r, 1]])``;
+    * ``("codes", codes, free)``: depth-two codes (``decode``), ``free`` maps their features;
+    * ``("codes3", codes, free)``: depth-three codes of ``front2.solve_f1_depth_three``.
+    """
+
+    __slots__ = ("sources", "part", "rows")
+
+    def __init__(self, sources, part, rows):
+        self.sources, self.part, self.rows = sources, part, rows
+
+    @classmethod
+    def of(cls, source, k):
+        return cls([source], np.zeros(k, dtype=np.int64), np.arange(k, dtype=np.int64))
+
+    @classmethod
+    def listed(cls, trees):
+        return cls.of(("list", list(trees)), len(trees))
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        source, r = self.sources[self.part[i]], int(self.rows[i])
+        kind = source[0]
+        if kind == "list":
+            return source[1][r]
+        if kind == "split":
+            _, f, left, right, pairs = source
+            return (f, left[pairs[r, 0]], right[pairs[r, 1]])
+        if kind == "codes":
+            return decode(source[1][r], source[2])
+        row = source[1][r]
+        if row[0] == depth2.NONE:
+            return (int(row[1]),)
+        return (int(row[0]), decode(row[1:8], source[2]), decode(row[8:15], source[2]))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def take(self, keep):
+        trees = Trees(self.sources, self.part[keep], self.rows[keep])
+        if len(self.sources) > 32:
+            trees.compact()
+        return trees
+
+    def compact(self):
+        """Drop the sources no point refers to any more."""
+        used, self.part = np.unique(self.part, return_inverse=True)
+        self.sources = [self.sources[u] for u in used.tolist()]
+
+    @staticmethod
+    def concat(a, b):
+        return Trees(a.sources + b.sources, np.concatenate([a.part, b.part + len(a.sources)]),
+                     np.concatenate([a.rows, b.rows]))
+
+
 @dataclass
 class Front:
-    """Values (m, p), one tree per value (nested tuples: ``(label,)`` or ``(feature, left, right)``) and node counts."""
+    """Values (m, p), one tree per value (nested tuples: ``(label,)`` or ``(feature, left, right)``) and node counts.
+
+    ``trees`` is a ``Trees`` (a list given here is wrapped in one).
+    """
 
     values: np.ndarray
-    trees: list
+    trees: Trees
     nodes: np.ndarray
+
+    def __post_init__(self):
+        if not isinstance(self.trees, Trees):
+            self.trees = Trees.listed(self.trees)
 
     def __len__(self):
         return len(self.trees)
 
     def take(self, keep):
-        return Front(self.values[keep], [self.trees[i] for i in keep], self.nodes[keep])
+        keep = np.asarray(keep, dtype=np.int64)
+        return Front(self.values[keep], self.trees.take(keep), self.nodes[keep])
 
 
 def empty(p):
@@ -100,6 +172,11 @@ class Solver:
         self.per_row = max(present, 1.0) ** 2 / 2 * (1 + A.shape[1])
         # F1's (FN, FP) fronts have their own depth-two kernel (solver.streed.front2).
         self.f1 = self.labels is not None and task.L.shape == (2, 2, 2) and np.array_equal(task.L, _F1_LEAVES)
+        # A constrained task (fairness, capacity): bound errors by the unconstrained optimum (§3.3, source 5 below).
+        self.relaxed = None
+        if self.use_lb and not self.scalar and task.test_cost is None and np.isfinite(task.caps[1:]).any():
+            self.relaxed = Solver(task.first_component(), X, config)
+            self.relaxed._counts = self._counts  # the same rows and sums (A): share the pair counts and their cache
         self.split_bounds = {}  # budget -> (rows, lower bound per root split) of the last depth-three node
 
     # -- cache -------------------------------------------------------------
@@ -130,8 +207,12 @@ class Solver:
         keep = fronts.pareto(values, np.zeros(len(values), dtype=np.int64), self.task.caps)
         return Front(values[keep], [(int(k),) for k in keep], np.zeros(len(keep), dtype=np.int64))
 
-    def lower(self, ids, path, d, n):
-        """Return a lower-bound set (k, p) of T(ids, d, n): every solution is weakly dominated by a point."""
+    def lower(self, ids, path, d, n, relaxed=True):
+        """Return a lower-bound set (k, p) of T(ids, d, n): every solution is weakly dominated by a point.
+
+        Sources (§3.3): the cache, the similarity bound, and for a constrained task the optimum of
+        its unconstrained first component (``self.relaxed``) with every other component at 0.
+        """
         n = min(n, 2 ** d - 1)
         d = min(d, n)
         if d == 0:
@@ -145,7 +226,31 @@ class Solver:
             bound = self._similarity(ids, d, n)
             if bound is not None:
                 return bound
-        return np.zeros((1, self.p))
+        bound = np.zeros((1, self.p))
+        if relaxed and self.relaxed is not None:
+            bound[0, 0] = self._relaxed_bound(ids, path, d, n)
+        return bound
+
+    def _relaxed_bound(self, ids, path, d, n):
+        """Return the unconstrained optimum of the first component (``self.relaxed``'s task) for budget (d, n).
+
+        Depth two straight from the pair counts, which the node's own solve reuses (``_counts``);
+        deeper through the relaxed solver's search (scalar, with its own cache and bounds).
+        """
+        if d <= 2 and self.use_d2:
+            S, C, tot = self._counts(ids, path)
+            values, _ = depth2.solve_scalar(self.relaxed.task.L, S, C, tot, len(ids), *self.free_costs, self.min_leaf, n)
+            return float(values[n - 1])
+        return self.relaxed.optimum(ids, path, d, n)
+
+    def optimum(self, ids, path, d, n):
+        """Return the optimal (first) value of T(ids, d, n), solved to the end (a scalar task's bound for another)."""
+        run = self.solve(ids, path, d, n)
+        while True:
+            try:
+                next(run)
+            except StopIteration as stop:
+                return float(stop.value.values[:, 0].min())
 
     def _entry(self, front, ub):
         """Return a cache entry: (front or None, lower-bound set, the bound below which the front is complete).
@@ -186,7 +291,7 @@ class Solver:
     def _below(self, front, ub):
         if ub == INF or len(front) == 0:
             return front
-        return front.take([i for i in range(len(front)) if front.values[i, 0] < ub])
+        return front.take(np.flatnonzero(front.values[:, 0] < ub))
 
     # -- the recursion -----------------------------------------------------
     def solve(self, ids, path, d, n, ub=INF, root=False):
@@ -203,7 +308,8 @@ class Solver:
         if entry is not None and entry[0] is not None and entry[2] >= ub:
             self.counters["cache_hits"] += 1
             return self._below(entry[0], ub)
-        lb = self.lower(ids, path, d, n) if self.use_lb else np.zeros((1, self.p))
+        # The relaxed bound prunes only under an upper bound (the root has none: it would cost a whole search).
+        lb = self.lower(ids, path, d, n, relaxed=ub < INF) if self.use_lb else np.zeros((1, self.p))
         if lb[:, 0].min() >= ub:
             self.counters["bound_prunes"] += 1
             return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
@@ -345,10 +451,8 @@ class Solver:
         allv = np.vstack([best.values, values])
         alln = np.concatenate([best.nodes, nodes])
         keep = fronts.pareto(allv, alln, self.task.caps)
-        old = len(best)
-        trees = [best.trees[i] if i < old else (f, tl.trees[pairs[i - old, 0]], tr.trees[pairs[i - old, 1]])
-                 for i in keep]
-        return Front(allv[keep], trees, alln[keep])
+        trees = Trees.concat(best.trees, Trees.of(("split", f, tl.trees, tr.trees, pairs), len(pairs)))
+        return Front(allv[keep], trees.take(keep), alln[keep])
 
     def _caps(self, ub):
         """Return the task's caps with the first component kept strictly below ``ub``."""
@@ -394,7 +498,7 @@ class Solver:
         for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
             if budget > n:
                 break
-            front = Front(values, decode_all(codes, free), depth2._nodes(codes))
+            front = Front(values, Trees.of(("codes", codes, free), len(codes)), depth2._nodes(codes))
             if relax:
                 front = front.take(fronts.pareto(front.values, front.nodes, self.task.caps))
             else:
@@ -422,6 +526,8 @@ class Solver:
             fresh = len(ids) * self.per_row
         best, plan = None, None
         for i, (old, S, C, tot) in enumerate(self.counted):
+            if len(old) == len(ids) and np.array_equal(old, ids):
+                return S, C, tot  # counted already (the relaxed bound's solver counts a child first)
             added = depth2.sorted_difference(ids, old)
             removed = depth2.sorted_difference(old, ids)
             work = (len(added) + len(removed)) * self.per_row
@@ -475,15 +581,7 @@ class Solver:
         self.counters["depth_three_calls"] += 1
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
         values, codes, nodes = front2.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf)
-        free = np.arange(self.X.shape[1])
-        trees = []
-        for row in codes:
-            if row[0] == depth2.NONE:
-                trees.append((int(row[1]),))
-            else:
-                left, right = decode_all(np.stack([row[1:8], row[8:15]]), free)
-                trees.append((int(row[0]), left, right))
-        front = Front(values, trees, nodes)
+        front = Front(values, Trees.of(("codes3", codes, np.arange(self.X.shape[1])), len(codes)), nodes)
         return front if ub == INF else self._below(front, ub)
 
     def _depth_three(self, ids, n, ub):
@@ -526,20 +624,6 @@ class Solver:
                                                                    self.min_leaf, n)
         tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
-
-
-def decode_all(codes, free):
-    """Return the nested-tuple trees of depth-two codes (k, 7), as ``decode`` does one by one."""
-    free = free.tolist()
-    out = []
-    for f1, fl, la, lb, fr, ra, rb in codes.tolist():
-        if f1 == depth2.NONE:
-            out.append((la,))
-            continue
-        left = (la,) if fl == depth2.NONE else (free[fl], (la,), (lb,))
-        right = (ra,) if fr == depth2.NONE else (free[fr], (ra,), (rb,))
-        out.append((free[f1], left, right))
-    return out
 
 
 def decode(code, free):

@@ -96,6 +96,17 @@ class Task:
         """Return the largest value one row can add to a leaf, per component: array (n, p)."""
         return np.einsum("kpr,nr->nkp", self.L, self.A).max(axis=1)
 
+    def first_component(self):
+        """Return the task that minimises this one's first component alone, with no constraint.
+
+        Its optimum over any rows and budget is a lower bound of the first component of every
+        feasible tree of this task there (the constraints only remove trees), so a constrained
+        task can bound its subproblems by the much cheaper unconstrained search (scalar, similarity
+        bound allowed: no constraint, and the linear leaf map is per-instance additive, App. B).
+        """
+        return Task(name=f"{self.name}: first component", A=self.A, L=self.L[:, :1, :], caps=np.array([np.inf]),
+                    labels=self.labels, kind=self.kind)
+
     def leaf_values(self, sums):
         """Return the value of each leaf label for summed rows ``sums``: array (K, p)."""
         return self.L @ sums
