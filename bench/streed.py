@@ -1,8 +1,11 @@
 """STreeD benchmark: ours against ``pystreed`` 1.4.0 on the same binary data, limits and objective.
 
-Each fit runs in a fresh process (``bench/harness.py``). Ours compiles (or
+Each case runs in a fresh process (``bench/harness.py``). Ours compiles (or
 loads numba's cache) first and reports that separately; both report the wall
-time of the fit alone. pystreed runs with its defaults except
+time of the fit alone, the fastest of up to 5 fits when they take under 1 s in
+all (``harness.best_of``; a longer fit runs once); the first fit's ratio is
+reported too (pystreed's first fit in a process carries a few milliseconds of
+set-up that later ones do not). pystreed runs with its defaults except
 ``cost_complexity=0`` (so both optimise the same objective). For fairness the
 first column is the protected group (not a feature for us; pystreed never
 branches on its sensitive feature) and δ = 0.05.
@@ -16,7 +19,7 @@ import argparse
 import subprocess
 import time
 
-from bench.harness import markdown_table, run_isolated, write_results
+from bench.harness import best_of, markdown_table, run_isolated, write_results
 from conftest import shared_dataset
 
 DATASETS = ("monk1", "monk2", "monk3", "car-evaluation", "tic-tac-toe", "compas-osdt-binary", "hypothyroid")
@@ -41,16 +44,18 @@ def reference_fit(name, task, depth, time_limit):
     import pystreed
 
     X, y = load(name)
-    t0 = time.perf_counter()
-    if task == "demographic_parity":
-        model = pystreed.STreeDGroupFairnessClassifier(discrimination_limit=DELTA, sensitive_feature=0,
-                                                       max_depth=depth, time_limit=time_limit).fit(X, y)
-    else:
-        model = pystreed.STreeDClassifier(optimization_task="accuracy" if task == "accuracy" else "f1-score",
-                                          max_depth=depth, cost_complexity=0.0, time_limit=time_limit).fit(X, y)
-    wall = time.perf_counter() - t0
+
+    def fit():
+        if task == "demographic_parity":
+            return pystreed.STreeDGroupFairnessClassifier(discrimination_limit=DELTA, sensitive_feature=0,
+                                                          max_depth=depth, time_limit=time_limit).fit(X, y)
+        return pystreed.STreeDClassifier(optimization_task="accuracy" if task == "accuracy" else "f1-score",
+                                         max_depth=depth, cost_complexity=0.0, time_limit=time_limit).fit(X, y)
+
+    model, wall, first = best_of(fit)
     predicted = model.predict(X)
-    return {"value": _value(task, y, predicted), "fit_seconds": wall, "optimal": bool(model.fit_result.is_optimal())}
+    return {"value": _value(task, y, predicted), "fit_seconds": wall, "first_seconds": first,
+            "optimal": bool(model.fit_result.is_optimal())}
 
 
 def _value(task, y, predicted):
@@ -72,13 +77,11 @@ def ours_fit(name, task, depth, time_limit):
     compile_seconds = warm("streed")
     problem = make_problem(X[:, 1:], y, group=X[:, 0]) if task == "demographic_parity" else make_problem(X, y)
     params = {"task": task, "max_depth": depth, "delta": DELTA}
-    t0 = time.perf_counter()
-    result = solve(problem, "streed", params, Limits(time_limit=time_limit))
-    wall = time.perf_counter() - t0
+    result, wall, first = best_of(lambda: solve(problem, "streed", params, Limits(time_limit=time_limit)))
     value = result.extras["value"]
     value = value["F1"] if task == "f1" else value["misclassifications"]
-    return {"value": value, "fit_seconds": wall, "compile_seconds": compile_seconds, "status": result.status,
-            "subproblems": result.stats["subproblems"]}
+    return {"value": value, "fit_seconds": wall, "first_seconds": first, "compile_seconds": compile_seconds,
+            "status": result.status, "subproblems": result.stats["subproblems"]}
 
 
 def run_case(name, task, depth, time_limit):
@@ -89,11 +92,13 @@ def run_case(name, task, depth, time_limit):
     row = {"dataset": name, "task": task, "max_depth": depth, "ours_value": ours.get("value"),
            "ref_value": ref.get("value"), "status": ours.get("status"), "ours_seconds": ours.get("fit_seconds"),
            "ours_compile": ours.get("compile_seconds"), "ref_seconds": ref.get("fit_seconds"),
+           "ours_first_seconds": ours.get("first_seconds"), "ref_first_seconds": ref.get("first_seconds"),
            "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2**20,
            "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2**20,
            "errors": [e for e in (ours.get("error"), ref.get("error")) if e]}
     if row["ours_seconds"] and row["ref_seconds"]:
         row["ratio"] = row["ours_seconds"] / row["ref_seconds"]
+        row["first_ratio"] = row["ours_first_seconds"] / row["ref_first_seconds"]
     if row["ours_value"] is not None and row["ref_value"] is not None:
         row["same_optimum"] = abs(row["ours_value"] - row["ref_value"]) <= 1e-9
     return row
@@ -103,7 +108,8 @@ COLUMNS = [
     ("dataset", "data", None), ("task", "task", None), ("max_depth", "depth", None),
     ("ours_value", "optimum (ours)", "{:.6g}"), ("ref_value", "optimum (pystreed)", "{:.6g}"),
     ("same_optimum", "same", None), ("ours_seconds", "ours s", "{:.4f}"), ("ours_compile", "ours compile s", "{:.1f}"),
-    ("ref_seconds", "pystreed s", "{:.4f}"), ("ratio", "ratio", "{:.2f}"), ("ours_memory_mb", "ours MB", "{:.0f}"),
+    ("ref_seconds", "pystreed s", "{:.4f}"), ("ratio", "ratio", "{:.2f}"), ("first_ratio", "first-fit ratio", "{:.2f}"),
+    ("ours_memory_mb", "ours MB", "{:.0f}"),
     ("ref_memory_mb", "pystreed MB", "{:.0f}"),
 ]
 

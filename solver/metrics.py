@@ -32,19 +32,11 @@ def rank_auc(y, score, weights=None):
     pos, neg = weights[y].sum(), weights[~y].sum()
     if pos == 0 or neg == 0:
         return None
-    order = np.argsort(-np.asarray(score, dtype=np.float64), kind="mergesort")
-    s, yy, ww = np.asarray(score)[order], y[order], weights[order]
-    area, pos_above = 0.0, 0.0
-    i = 0
-    while i < len(s):
-        j = i
-        while j < len(s) and s[j] == s[i]:
-            j += 1
-        p = ww[i:j][yy[i:j]].sum()
-        n = ww[i:j][~yy[i:j]].sum()
-        area += n * (pos_above + p / 2.0)
-        pos_above += p
-        i = j
+    # Per distinct score, from the highest: negatives there times the positives above (ties count half).
+    values, group = np.unique(-np.asarray(score, dtype=np.float64), return_inverse=True)
+    p = np.bincount(group, weights=np.where(y, weights, 0.0), minlength=len(values))
+    n = np.bincount(group, weights=np.where(y, 0.0, weights), minlength=len(values))
+    area = float(np.dot(n, np.cumsum(p) - p / 2.0))
     return float(area / (pos * neg))
 
 
@@ -104,26 +96,33 @@ def _score_rows(model, X):
 
 
 def _classification(model, problem):
-    y_pred = model.predict(problem.X)
-    out = classification_metrics(
-        problem.y, y_pred, len(model.classes), problem.sample_weight, _score_rows(model, problem.X)
-    )
-    if isinstance(model, Tree) and model.counts.shape[1] == 2:
-        out["leaf_counts"] = leaf_counts(model, problem)
+    if not isinstance(model, Tree):
+        y_pred = model.predict(problem.X)
+        return classification_metrics(problem.y, y_pred, len(model.classes), problem.sample_weight,
+                                      _score_rows(model, problem.X))
+    reached = model.apply(problem.X)  # once: predictions, scores and leaf counts all read it
+    binary = model.counts.shape[1] == 2
+    score = leaf_scores(model)[reached] if binary else None
+    out = classification_metrics(problem.y, model.prediction[reached], len(model.classes), problem.sample_weight,
+                                 score)
+    if binary:
+        out["leaf_counts"] = leaf_counts(model, problem, reached)
     return out
 
 
-def leaf_counts(model, problem):
+def leaf_counts(model, problem, reached=None):
     """Return the (weighted) class counts of ``problem``'s rows at each leaf of a binary tree.
 
     ``{"node": [leaf node, ...], "counts": [[negatives, positives], ...]}``: what an ROC curve of
-    the tree on these rows needs (``corelsweb.figures.roc``).
+    the tree on these rows needs (``corelsweb.figures.roc``). ``reached``: the rows' leaves, if known.
     """
     nodes = np.flatnonzero(model.is_leaf)
-    reached = model.apply(problem.X)
+    reached = model.apply(problem.X) if reached is None else reached
     weights = problem.weights
-    counts = [[float(weights[(reached == n) & (problem.y == k)].sum()) for k in (0, 1)] for n in nodes]
-    return {"node": nodes.tolist(), "counts": counts}
+    size = len(model.is_leaf)
+    per_class = [np.bincount(reached, weights=np.where(problem.y == k, weights, 0.0), minlength=size) for k in (0, 1)]
+    counts = np.column_stack(per_class)[nodes]
+    return {"node": nodes.tolist(), "counts": counts.tolist()}
 
 
 def _survival(model, problem):

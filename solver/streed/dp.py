@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from solver.streed import bitcount, depth2, front2, fronts
@@ -85,10 +86,24 @@ class Trees:
         used, self.part = np.unique(self.part, return_inverse=True)
         self.sources = [self.sources[u] for u in used.tolist()]
 
-    @staticmethod
-    def concat(a, b):
-        return Trees(a.sources + b.sources, np.concatenate([a.part, b.part + len(a.sources)]),
-                     np.concatenate([a.rows, b.rows]))
+    def extended(self, keep, split):
+        """Return the trees of points ``keep`` of this front followed by the rows of ``split`` (a split source).
+
+        Index ``i < len(self)`` is this front's point ``i``, ``len(self) + r`` the split's row ``r``;
+        the split's pairs are cut to the rows kept, so a front does not hold every merged pair.
+        """
+        old = len(self)
+        new = keep >= old
+        kept = keep[new] - old
+        part = np.full(len(keep), len(self.sources), dtype=np.int64)
+        rows = np.arange(len(keep), dtype=np.int64) - np.cumsum(~new)
+        part[~new] = self.part[keep[~new]]
+        rows[~new] = self.rows[keep[~new]]
+        _, f, left, right, pairs = split
+        trees = Trees(self.sources + [("split", f, left, right, pairs[kept])], part, rows)
+        if len(trees.sources) > 32:
+            trees.compact()
+        return trees
 
 
 @dataclass
@@ -152,6 +167,7 @@ class Solver:
         self.use_branch = bool(config.get("use_branch_caching", False))
         self.use_dataset = bool(config.get("use_dataset_caching", True))
         self.worst = task.worst if self.use_sim else None
+        self.worst_first = np.ascontiguousarray(self.worst[:, 0]) if self.use_sim else None
         self.branch_cache, self.dataset_cache, self.archive = {}, {}, {}
         self.counters = {"subproblems": 0, "depth_two_calls": 0, "depth_three_calls": 0, "cache_hits": 0, "bound_prunes": 0,
                          "similarity_prunes": 0, "splits": 0}
@@ -177,6 +193,7 @@ class Solver:
         if self.use_lb and not self.scalar and task.test_cost is None and np.isfinite(task.caps[1:]).any():
             self.relaxed = Solver(task.first_component(), X, config)
             self.relaxed._counts = self._counts  # the same rows and sums (A): share the pair counts and their cache
+        self.f1_children = None  # F1 depth-two fronts shared between depth-three kernels (see _depth_three_f1)
         self.split_bounds = {}  # budget -> (rows, lower bound per root split) of the last depth-three node
 
     # -- cache -------------------------------------------------------------
@@ -202,7 +219,10 @@ class Solver:
 
     # -- bounds ------------------------------------------------------------
     def _leaves(self, ids):
-        sums = self.task.A[ids].sum(axis=0)
+        if self.labels is not None:  # one-hot rows: the sums are class counts
+            sums = np.bincount(self.labels[ids], minlength=self.task.A.shape[1]).astype(np.float64)
+        else:
+            sums = self.task.A[ids].sum(axis=0)
         values = self.task.leaf_values(sums)
         keep = fronts.pareto(values, np.zeros(len(values), dtype=np.int64), self.task.caps)
         return Front(values[keep], [(int(k),) for k in keep], np.zeros(len(keep), dtype=np.int64))
@@ -276,8 +296,13 @@ class Solver:
             removed = depth2.sorted_difference(cached_ids, ids)
             if 2 * len(removed) > len(ids):
                 continue  # the ref-impl's cut-off: too different to help
+            if self.scalar:
+                bound = np.array([[max(values[0, 0] - self.worst_first[removed].sum(), 0.0)]])
+                if best is None or bound[0, 0] > best[0, 0]:
+                    best = bound
+                continue
             bound = np.maximum(values - self.worst[removed].sum(axis=0), 0.0)
-            if best is None or (self.scalar and bound[0, 0] > best[0, 0]):
+            if best is None:  # fronts: the first that applies
                 best = bound
         return best
 
@@ -298,11 +323,11 @@ class Solver:
         """Generator: the front of T(ids, d, n) restricted to first component ``< ub`` (scalar: the optimum if ``< ub``)."""
         n = min(n, 2 ** d - 1)
         d = min(d, n)  # erratum 3: a tree with n branching nodes has depth ≤ n
-        leaves = self._leaves(ids)
-        if root:
-            self.incumbent = leaves
-        if d == 0:
-            return self._below(leaves, ub)
+        if root or d == 0:
+            leaves = self._leaves(ids)
+            self.incumbent = leaves if root else self.incumbent
+            if d == 0:
+                return self._below(leaves, ub)
         keys = self._keys(ids, path, d, n)
         entry = self._lookup(keys)
         if entry is not None and entry[0] is not None and entry[2] >= ub:
@@ -321,10 +346,10 @@ class Solver:
             result = self._depth_three(ids, n, ub)
             yield
         elif self.use_d2 and d == 3 and self.f1 and self.task.test_cost is None:
-            result = self._depth_three_f1(ids, n, ub)
+            result = self._depth_three_f1(ids, path, n, ub)
             yield
         else:
-            result = yield from self._branch(ids, path, d, n, ub, leaves, lb, root)
+            result = yield from self._branch(ids, path, d, n, ub, self._leaves(ids), lb, root)
         if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
             floor = max(ub, lb[:, 0].min())
             self._store(keys, self._entry(None, floor))
@@ -451,8 +476,8 @@ class Solver:
         allv = np.vstack([best.values, values])
         alln = np.concatenate([best.nodes, nodes])
         keep = fronts.pareto(allv, alln, self.task.caps)
-        trees = Trees.concat(best.trees, Trees.of(("split", f, tl.trees, tr.trees, pairs), len(pairs)))
-        return Front(allv[keep], trees.take(keep), alln[keep])
+        trees = best.trees.extended(keep, ("split", f, tl.trees, tr.trees, pairs))
+        return Front(allv[keep], trees, alln[keep])
 
     def _caps(self, ub):
         """Return the task's caps with the first component kept strictly below ``ub``."""
@@ -570,17 +595,26 @@ class Solver:
             return S - Sl, C - Cl, tot - tl
         return bitcount.count_masked(node["bits"], node["cls"], node["full"] & node["bits"][f])
 
-    def _depth_three_f1(self, ids, n, ub):
+    def _depth_three_f1(self, ids, path, n, ub):
         """Solve an F1 node of depth budget 3 in one kernel (``front2.solve_f1_depth_three``): its complete front.
 
-        The kernel recounts and re-solves depth-two children that another node may have cached
-        (the recursion would share them) and skips no split by bounds, but it saves the
-        recursion's Python work per child; measured on every shared file it is faster
-        (hypothyroid depth 4: 1.3 s through the recursion, 0.83 s with the kernel).
+        The kernel skips no split by bounds, but it saves the recursion's Python work per
+        child; measured on every shared file it is faster (hypothyroid depth 4: 1.3 s through
+        the recursion, 0.83 s with the kernel). With caching on, the depth-two children's fronts
+        go into a branch cache of the kernel's own (``self.f1_children``), keyed by path decisions.
         """
         self.counters["depth_three_calls"] += 1
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
-        values, codes, nodes = front2.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf)
+        codes = np.array(sorted(2 * f + side for f, side in path), dtype=np.int64)
+        base = 2 * self.X.shape[1]
+        if not (self.use_dataset or self.use_branch) or base ** (len(path) + 1) >= 2 ** 62:
+            base = 0  # no caching asked for, or keys would not fit one integer
+        if self.f1_children is None:
+            child = numba.types.Tuple((numba.float64[:, ::1], numba.int64[:, ::1], numba.int64[::1]))
+            self.f1_children = (numba.typed.Dict.empty(numba.int64, numba.int64),
+                                numba.typed.List.empty_list(child))
+        values, codes, nodes = front2.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf,
+                                                           codes, base, *self.f1_children)
         front = Front(values, Trees.of(("codes3", codes, np.arange(self.X.shape[1])), len(codes)), nodes)
         return front if ub == INF else self._below(front, ub)
 

@@ -336,7 +336,33 @@ def _restrict(S, C, feats):
 
 
 @numba.njit(cache=True)
-def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
+def _child_key(path, code, base):
+    # The set of path decisions plus ``code``, as one integer (digits base ``base``, sorted): a branch-cache key.
+    key = 0
+    placed = False
+    for c in path:
+        if not placed and code < c:
+            key = key * base + code
+            placed = True
+        key = key * base + c
+    if not placed:
+        key = key * base + code
+    return key
+
+
+@numba.njit(cache=True)
+def _named(codes, feats):
+    # Depth-two codes over the restricted features ``feats`` renamed to the original features.
+    out = codes.copy()
+    for i in range(out.shape[0]):
+        for at in (0, 1, 4):
+            if out[i, at] != NONE:
+                out[i, at] = feats[out[i, at]]
+    return out
+
+
+@numba.njit(cache=True)
+def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, store):
     """Return the (FN, FP) front of every tree of depth ≤ 3 with at most ``budget`` branching nodes.
 
     The node's rows are packed (``bitcount.pack_rows``: features ``bits`` (q, W), classes
@@ -346,6 +372,12 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
     positives per FN count, then fewest nodes). Returns values (k, 2) by increasing FN,
     codes (k, 15) = (feature, left depth-two code, right depth-two code) with feature −1
     for a lone leaf whose label is at position 1, and node counts (k,).
+
+    Children's fronts are shared between nodes through a branch cache (§3.5): ``path``
+    holds the node's sorted decisions (``2 f + side``), a child's key is that set plus its
+    own decision (``_child_key``), ``index`` maps keys to positions in ``store``. The child
+    of the node on x_g = s split on f is the child of the node on x_f = t split on g, so
+    at depth four each is solved once, not twice. ``base`` 0 turns the cache off.
     """
     S, C, tot = count_masked(bits, cls, full)
     N = 0
@@ -373,11 +405,28 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
         n1 = C[f, f]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
-        for w in range(W):
-            left_bits[w] = full[w] & ~bits[f, w]
-        Sl, Cl, tl = count_masked(bits, cls, left_bits)
-        lv, lc, ls = _child_fronts(Sl, Cl, tl, N - n1, min_leaf)
-        rv, rc, rs = _child_fronts(S - Sl, C - Cl, tot - tl, n1, min_leaf)
+        keys = (_child_key(path, 2 * feats[f], base), _child_key(path, 2 * feats[f] + 1, base))
+        known = (base > 0 and keys[0] in index, base > 0 and keys[1] in index)
+        if not (known[0] and known[1]):
+            for w in range(W):
+                left_bits[w] = full[w] & ~bits[f, w]
+            Sl, Cl, tl = count_masked(bits, cls, left_bits)
+        if known[0]:
+            lv, lc, ls = store[index[keys[0]]]
+        else:
+            lv, lc, ls = _child_fronts(Sl, Cl, tl, N - n1, min_leaf)
+            lc = _named(lc, feats)
+            if base > 0:
+                index[keys[0]] = len(store)
+                store.append((lv, lc, ls))
+        if known[1]:
+            rv, rc, rs = store[index[keys[1]]]
+        else:
+            rv, rc, rs = _child_fronts(S - Sl, C - Cl, tot - tl, n1, min_leaf)
+            rc = _named(rc, feats)
+            if base > 0:
+                index[keys[1]] = len(store)
+                store.append((rv, rc, rs))
         for n_left in range(max(0, budget - 1 - half), min(budget - 1, half) + 1):
             n_right = budget - 1 - n_left
             for i in range(ls[n_left], ls[n_left + 1]):
@@ -390,7 +439,4 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf):
                         codes[fn, 0] = feats[f]
                         codes[fn, 1:8] = lc[i]
                         codes[fn, 8:15] = rc[j]
-                        for at in (1, 2, 5, 8, 9, 12):  # feature positions of the two depth-two codes
-                            if codes[fn, at] != NONE:
-                                codes[fn, at] = feats[codes[fn, at]]
     return _read_front(best_fp, best_nodes, codes)

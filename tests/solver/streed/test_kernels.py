@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from solver.streed import depth2, front2, fronts
 from tests.solver.streed.conftest import make_problem, root_front, run
+from tests.solver.streed.test_exhaustive import tree_value
 
 
 @st.composite
@@ -144,3 +145,5 @@ def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_ro
     assert {tuple(v): k for v, k in zip(kernel.front.values.tolist(), kernel.front.nodes.tolist())} == fewest
     if at_root and nodes >= 3:  # fewer nodes cap the depth below 3
         assert kernel.solver.counters["depth_three_calls"] == 1
+    for value, tree in zip(kernel.front.values, kernel.front.trees):  # children shared between kernels keep their trees
+        assert np.allclose(tree_value(kernel.task, problem.X, tree), value)
