@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from solver.bitset import lowest_bit, popcount
-from solver.streed.depth2 import NONE, _best_leaf, _child, record_candidates, solve_scalar
+from solver.streed.depth2 import NONE, _best_leaf, _child, record_candidates, solve_scalar, sorted_difference
 
 
 @numba.njit(cache=True)
@@ -308,3 +308,42 @@ def solve_scalar_binary(L, S, C, tot, N, min_leaf):
         cands[0], cands[1], cands[2], cands[3] = lv + rv, sl + rv, lv + sr, sl + sr
         record_candidates(values, codes, cands, 0.0, 3, a, fl, l0, l1, lk, fr, r0, r1, rk)
     return values, codes
+
+
+@numba.njit(cache=True)
+def solve_depth_three_node(X, ids, labels, L, min_leaf, budget, ub, worst, use_sim, previous_ids, previous_bounds):
+    """``solve_depth_three_bits`` on a node's rows, with its reductions and the carried split bounds, in one call.
+
+    Packs the node (``distinct_splits``), bounds each split from the previous depth-three node of
+    this budget (``previous_ids``, ``previous_bounds`` (m,): a split's value here ≥ its value there −
+    the worst of the rows it lost, Eq. 45 with erratum 9; skipped when more than half the rows are
+    new, or when ``previous_ids`` is empty), solves, and returns the value, the split (an original
+    feature, or NONE), the children's codes over the original features, the leaf label and the
+    split bounds over every feature (a twin's split has its twin's value) for the next node.
+    """
+    m = X.shape[1]
+    bits, free, twin = distinct_splits(X, ids)
+    cross = np.zeros(free.shape[0])
+    if use_sim and previous_ids.shape[0] > 0:
+        removed = sorted_difference(previous_ids, ids)
+        if 2 * removed.shape[0] <= ids.shape[0]:
+            lost = 0.0
+            for i in removed:
+                lost += worst[i]
+            for k in range(free.shape[0]):
+                cross[k] = max(previous_bounds[free[k]] - lost, 0.0)
+    value, f, left, right, label, bounds = solve_depth_three_bits(
+        np.ascontiguousarray(bits[free]), ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross)
+    full = np.zeros(m)
+    for k in range(free.shape[0]):
+        full[free[k]] = bounds[k]
+    for j in range(m):
+        if twin[j] >= 0:
+            full[j] = full[twin[j]]
+    if f != NONE:
+        f = free[f]
+    for code in (left, right):
+        for at in (0, 1, 4):
+            if code[at] != NONE:
+                code[at] = free[code[at]]
+    return value, f, left, right, label, full

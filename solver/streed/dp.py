@@ -18,6 +18,7 @@ merged lower bound it strictly dominates everywhere (§3.3 prune test).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numba
@@ -168,6 +169,7 @@ class Solver:
         self.use_dataset = bool(config.get("use_dataset_caching", True))
         self.worst = task.worst if self.use_sim else None
         self.worst_first = np.ascontiguousarray(self.worst[:, 0]) if self.use_sim else None
+        self.no_rows, self.zero_bounds = np.empty(0, dtype=np.int64), np.zeros(X.shape[1])
         self.branch_cache, self.dataset_cache, self.archive = {}, {}, {}
         self.counters = {"subproblems": 0, "depth_two_calls": 0, "depth_three_calls": 0, "cache_hits": 0, "bound_prunes": 0,
                          "similarity_prunes": 0, "splits": 0}
@@ -319,8 +321,11 @@ class Solver:
         return front.take(np.flatnonzero(front.values[:, 0] < ub))
 
     # -- the recursion -----------------------------------------------------
-    def solve(self, ids, path, d, n, ub=INF, root=False):
-        """Generator: the front of T(ids, d, n) restricted to first component ``< ub`` (scalar: the optimum if ``< ub``)."""
+    def solve(self, ids, path, d, n, ub=INF, root=False, lb=None):
+        """Generator: the front of T(ids, d, n) restricted to first component ``< ub`` (scalar: the optimum if ``< ub``).
+
+        ``lb``: ``lower(ids, path, d, n)`` when the caller has it (a split bounds its children first).
+        """
         n = min(n, 2 ** d - 1)
         d = min(d, n)  # erratum 3: a tree with n branching nodes has depth ≤ n
         if root or d == 0:
@@ -334,7 +339,8 @@ class Solver:
             self.counters["cache_hits"] += 1
             return self._below(entry[0], ub)
         # The relaxed bound prunes only under an upper bound (the root has none: it would cost a whole search).
-        lb = self.lower(ids, path, d, n, relaxed=ub < INF) if self.use_lb else np.zeros((1, self.p))
+        if lb is None:
+            lb = self.lower(ids, path, d, n, relaxed=ub < INF) if self.use_lb else np.zeros((1, self.p))
         if lb[:, 0].min() >= ub:
             self.counters["bound_prunes"] += 1
             return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
@@ -430,11 +436,11 @@ class Solver:
             self.counters["bound_prunes"] += 1
             return None  # §3.3: merged children bounds reach the best value at this node
         ub_left = limit - lb_right[0, 0] - extra[0] if self.use_ub else INF
-        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left)
+        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left, lb=lb_left)
         if len(tl) == 0:
             return None
         ub_right = limit - tl.values[0, 0] - extra[0] if self.use_ub else INF
-        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right)
+        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right, lb=lb_right)
         if len(tr) == 0:
             return None
         value = tl.values[0] + tr.values[0] + extra
@@ -460,11 +466,11 @@ class Solver:
                 self.counters["bound_prunes"] += 1
                 return best  # every value of this split is strictly dominated by the node's front
         ub_left = ub - lb_right[:, 0].min() - extra[0] if self.use_ub else INF
-        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left)
+        tl = yield from self.solve(left, lpath, *lbud, ub=ub_left, lb=lb_left)
         if len(tl) == 0:
             return best
         ub_right = ub - tl.values[:, 0].min() - extra[0] if self.use_ub else INF
-        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right)
+        tr = yield from self.solve(right, rpath, *rbud, ub=ub_right, lb=lb_right)
         if len(tr) == 0:
             return best
         if fewest_first:
@@ -607,14 +613,15 @@ class Solver:
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
         codes = np.array(sorted(2 * f + side for f, side in path), dtype=np.int64)
         base = 2 * self.X.shape[1]
-        if not (self.use_dataset or self.use_branch) or base ** (len(path) + 1) >= 2 ** 62:
-            base = 0  # no caching asked for, or keys would not fit one integer
-        if self.f1_children is None:
-            child = numba.types.Tuple((numba.float64[:, ::1], numba.int64[:, ::1], numba.int64[::1]))
-            self.f1_children = (numba.typed.Dict.empty(numba.int64, numba.int64),
-                                numba.typed.List.empty_list(child))
+        if not path or not (self.use_dataset or self.use_branch) or base ** (len(path) + 1) >= 2 ** 62:
+            # A root has no sibling to share with; or no caching asked for; or keys would not fit one integer.
+            base, shared = 0, _no_f1_children()
+        else:
+            if self.f1_children is None:
+                self.f1_children = _new_f1_children()
+            shared = self.f1_children
         values, codes, nodes = front2.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf,
-                                                           codes, base, *self.f1_children)
+                                                           codes, base, *shared)
         front = Front(values, Trees.of(("codes3", codes, np.arange(self.X.shape[1])), len(codes)), nodes)
         return front if ub == INF else self._below(front, ub)
 
@@ -630,29 +637,18 @@ class Solver:
             # Only features that vary on these rows can ever split them (min leaf ≥ 1), and a feature equal
             # to an earlier one on these rows, or its complement, gives the same splits (children swapped)
             # with the same values, never strictly better: keeping the first of each keeps the order, hence
-            # the same splits and ties, and shrinks every count.
-            bits, free, twin = bitcount.distinct_splits(self.X, ids)
-            worst = self.worst[:, 0] if self.use_sim else self.zero_worst
-            cross = np.zeros(len(free))
-            previous = self.split_bounds.get(n)
-            if self.use_sim and previous is not None:
-                # Similarity bound per split (Eq. 45, erratum 9) from the last depth-three node of this budget:
-                # a split's value here ≥ its value there − worst of the rows it lost.
-                removed = depth2.sorted_difference(previous[0], ids)
-                if 2 * len(removed) <= len(ids):
-                    cross = np.maximum(previous[1][free] - worst[removed].sum(), 0.0)
-            value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
-                bits[free], ids, self.labels, self.task.L, self.min_leaf, n,
-                ub if self.use_ub else INF, np.ascontiguousarray(worst), self.use_sim, cross)
+            # the same splits and ties, and shrinks every count. Splits are bounded from the last
+            # depth-three node of this budget (Eq. 45, erratum 9), and carry bounds to the next.
+            worst = self.worst_first if self.use_sim else self.zero_worst
+            previous_ids, previous_bounds = self.split_bounds.get(n, (self.no_rows, self.zero_bounds))
+            value, f, left, right, label, bounds = bitcount.solve_depth_three_node(
+                self.X, ids, self.labels, self.task.L, self.min_leaf, n, ub if self.use_ub else INF, worst,
+                self.use_sim, previous_ids, previous_bounds)
             if self.use_sim:
-                full = np.zeros(self.X.shape[1])
-                full[free] = bounds
-                dropped = np.flatnonzero(twin >= 0)
-                full[dropped] = full[twin[dropped]]  # a dropped feature's split has its twin's value
-                self.split_bounds[n] = (ids, full)
+                self.split_bounds[n] = (ids, bounds)
             if value == INF:
                 return None
-            f = f if f == depth2.NONE else free[f]
+            free = None  # the codes name the original features
         else:
             value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
                                                                    self.min_leaf, n)
@@ -660,11 +656,24 @@ class Solver:
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
 
 
+def _new_f1_children():
+    """Return an empty branch cache of F1 depth-two fronts for ``front2.solve_f1_depth_three``: (index, store)."""
+    child = numba.types.Tuple((numba.float64[:, ::1], numba.int64[:, ::1], numba.int64[::1]))
+    return numba.typed.Dict.empty(numba.int64, numba.int64), numba.typed.List.empty_list(child)
+
+
+@functools.cache
+def _no_f1_children():
+    # The (never written) cache passed when sharing is off: typed containers cost ~0.5 ms to make.
+    return _new_f1_children()
+
+
 def decode(code, free):
-    """Return the nested-tuple tree of a depth-two code (see ``solver.streed.depth2``)."""
-    f1, fl, la, lb, fr, ra, rb = (int(c) for c in code)
+    """Return the nested-tuple tree of a depth-two code (see ``solver.streed.depth2``); ``free`` names its features."""
+    f1, fl, la, lb, fr, ra, rb = code.tolist()
     if f1 == depth2.NONE:
         return (la,)
-    left = (la,) if fl == depth2.NONE else (int(free[fl]), (la,), (lb,))
-    right = (ra,) if fr == depth2.NONE else (int(free[fr]), (ra,), (rb,))
-    return (int(free[f1]), left, right)
+    name = (lambda f: f) if free is None else (lambda f: int(free[f]))  # None: already original features
+    left = (la,) if fl == depth2.NONE else (name(fl), (la,), (lb,))
+    right = (ra,) if fr == depth2.NONE else (name(fr), (ra,), (rb,))
+    return (name(f1), left, right)
