@@ -32,6 +32,9 @@ ROLE_WORDS = {
 }
 
 
+TEXT_MAX = 200  # characters of a ``text`` parameter
+
+
 class ParameterError(ValueError):
     """A parameter value is invalid; the message is one plain sentence for users."""
 
@@ -40,7 +43,8 @@ class ParameterError(ValueError):
 class Param:
     """One parameter of an algorithm.
 
-    ``kind`` is one of ``int``, ``float``, ``bool``, ``choice``. ``group``
+    ``kind`` is one of ``int``, ``float``, ``bool``, ``choice``, ``text`` (a short string, e.g.
+    a value of a data column; whether it fits the data is checked where the data is known). ``group``
     sorts parameters in forms: ``main`` first, then ``objective``, then
     ``bounds`` (the pruning switches, which never change the optimum) and
     ``search``. ``visible_when`` maps another parameter's name to the values
@@ -74,7 +78,7 @@ class Param:
             if self.optional:
                 return None
             raise ParameterError(f"{self.name} needs a value.")
-        converters = {"int": _to_int, "float": _to_float, "bool": _to_bool, "choice": str}
+        converters = {"int": _to_int, "float": _to_float, "bool": _to_bool, "choice": str, "text": _to_text}
         try:
             out = converters[self.kind](value)
         except (TypeError, ValueError):
@@ -111,7 +115,15 @@ class Param:
         }
 
 
-_KIND_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "choice": "a choice"}
+_KIND_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "choice": "a choice",
+               "text": f"a text of at most {TEXT_MAX} characters"}
+
+
+
+def _to_text(value):
+    if not isinstance(value, str) or len(value.strip()) > TEXT_MAX:
+        raise ValueError
+    return value.strip()
 
 
 def _to_int(value):

@@ -376,8 +376,8 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
     algorithm = "streed"
 
     def __init__(self, *, task="accuracy", max_depth=3, max_nodes=None, min_samples_leaf=1, delta=0.01,
-                 teacher="doubly_robust", capacity=None, use_depth_two_solver=True, use_upper_bound=True,
-                 use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
+                 teacher="doubly_robust", capacity=None, reference_treatment=None, use_depth_two_solver=True,
+                 use_upper_bound=True, use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
                  use_branch_caching=False, time_limit=None, node_limit=None, binarize="quantile:16"):
         self.task = task
         self.max_depth = max_depth
@@ -386,6 +386,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
         self.delta = delta
         self.teacher = teacher
         self.capacity = capacity
+        self.reference_treatment = reference_treatment
         self.use_depth_two_solver = use_depth_two_solver
         self.use_upper_bound = use_upper_bound
         self.use_lower_bound = use_lower_bound
@@ -435,17 +436,18 @@ class STreeDPolicyTree(BaseEstimator):
 
     ``fit(X, treatment, outcome)``; ``teacher`` scores each row and treatment
     (``direct``, ``ipw``, ``doubly_robust``). ``capacity``: the largest share of
-    rows sent to a treatment other than the first (sorted) one. ``predict``
-    returns treatments.
+    rows sent to a treatment other than ``reference_treatment`` (as given in
+    ``treatment``; None: the first in sorted order). ``predict`` returns treatments.
     """
 
     def __init__(self, *, max_depth=3, max_nodes=None, min_samples_leaf=1, teacher="doubly_robust", capacity=None,
-                 time_limit=None, node_limit=None, binarize="quantile:16"):
+                 reference_treatment=None, time_limit=None, node_limit=None, binarize="quantile:16"):
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.min_samples_leaf = min_samples_leaf
         self.teacher = teacher
         self.capacity = capacity
+        self.reference_treatment = reference_treatment
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.binarize = binarize
@@ -461,7 +463,8 @@ class STreeDPolicyTree(BaseEstimator):
         table.columns["__outcome__"] = np.asarray(outcome, dtype=np.float64)
         problem = make_problem(table, Roles(treatment="__treatment__", outcome="__outcome__"), self.binarize)
         params = {"task": "policy", "max_depth": self.max_depth, "max_nodes": self.max_nodes,
-                  "min_samples_leaf": self.min_samples_leaf, "teacher": self.teacher, "capacity": self.capacity}
+                  "min_samples_leaf": self.min_samples_leaf, "teacher": self.teacher, "capacity": self.capacity,
+                  "reference_treatment": None if self.reference_treatment is None else _label_text(self.reference_treatment)}
         self.result_ = solve(problem, "streed", params, Limits(time_limit=self.time_limit, node_limit=self.node_limit))
         self.model_ = self.tree_ = self.result_.model
         self.treatments_ = list(problem.treatments)

@@ -113,6 +113,8 @@ def streed_panels(result, panel):
         elif extras["task"] == "policy":
             note = ("Trees found at the root; the reported one has the best value treating at most the capacity. "
                     "With the upper bound on, the root prunes on the value alone, so this is not the whole front.")
+            if extras.get("reference_treatment") is not None:
+                note += f" Treated: sent to any treatment but {extras['reference_treatment']}."  # the page escapes notes
         else:
             note = ("Trees found at the root; the reported one has the fewest errors with discrimination ≤ δ. "
                     "With the upper bound on, the root prunes on errors alone, so this is not the whole front.")

@@ -36,6 +36,8 @@ def field_for(param):
         return forms.BooleanField(initial=param.default, **common)
     if param.kind == "choice":
         return forms.ChoiceField(choices=[(c, c) for c in param.choices], initial=param.default, **common)
+    if param.kind == "text":
+        return forms.CharField(max_length=registry.TEXT_MAX, initial=param.default, strip=True, **common)
     number = {"min_value": param.minimum, "max_value": param.maximum, "initial": param.default}
     if param.kind == "int":
         return forms.IntegerField(**number, **common)

@@ -61,11 +61,14 @@ ALGORITHM = Algorithm(
               "ipw (observed outcome over the treatment's share) or doubly_robust (both).",
               choices=("direct", "ipw", "doubly_robust"), group="objective", visible_when={"task": ("policy",)}),
         Param("capacity", "float", None,
-              "Largest share of rows the policy may send to a treatment other than the reference: the first "
-              "treatment value in sorted order (0 for 0/1 treatments). A capacity constraint (App. A.4). "
-              "Empty: no limit.",
+              "Largest share of rows the policy may send to a treatment other than the reference treatment "
+              "(below). A capacity constraint (App. A.4). Empty: no limit.",
               label="Treatment capacity", minimum=0.0, maximum=1.0, optional=True, group="objective",
               visible_when={"task": ("policy",)}),
+        Param("reference_treatment", "text", None,
+              "The treatment that uses no capacity (say, no intervention), as written in the treatment column. "
+              "Empty: the first treatment value in sorted order (0 for 0/1 treatments).",
+              label="Reference treatment", optional=True, group="objective", visible_when={"task": ("policy",)}),
         _switch("use_depth_two_solver", "Depth-two solver (App. B)",
                 "Solve every depth-two subproblem from one pass of feature-pair counts."),
         _switch("use_upper_bound", "Upper bounds (App. B, Eqs. 38–42)",

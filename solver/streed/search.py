@@ -143,6 +143,7 @@ class STreeDSearch:
             out["delta"] = float(self.config["delta"])
         if self.task.kind == "policy" and self.config.get("capacity") is not None:
             out["capacity"] = float(self.config["capacity"])
+            out["reference_treatment"] = self.config.get("reference_treatment") or str(self.problem.treatments[0])
         if self.task.p > 1:
             front = self._current()
             order = np.argsort(front.values[:, 0], kind="stable")[:FRONT_POINTS_MAX]

@@ -64,11 +64,16 @@ def test_it_compares_the_policy_with_treating_everyone_alike():
 def test_it_draws_the_capacity_constrained_policy_front():
     rng = np.random.default_rng(4)
     p = problem(treatment=rng.integers(0, 2, 60), treatments=["none", "<i>drug</i>"], outcome=rng.normal(size=60))
-    result = solve(p, "streed", {"task": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.25})
+    result = solve(p, "streed", {"task": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.25,
+                                 "reference_treatment": "<i>drug</i>"})
     chosen = [q for q in result.extras["front"] if q["chosen"]][0]
     assert chosen["values"]["treated_share"] <= 0.25
     assert result.extras["capacity"] == 0.25
+    assert result.extras["reference_treatment"] == "<i>drug</i>"  # "none" is what uses capacity here
+    treated = (result.model.predict(p.X) != 1).mean()
+    assert treated == chosen["values"]["treated_share"]
     shown = panels(result)
+    assert "any treatment but <i>drug</i>" in shown["streed-front"]["note"]  # raw: the page template escapes it
     front = shown["streed-front"]["figure"]
     assert front["layout"]["xaxis"]["title"]["text"] == "Share of rows treated"
     assert chosen["values"]["treated_share"] in front["data"][0]["x"]

@@ -49,3 +49,4 @@ def test_a_capacity_constrained_policy_run_shows_its_front_and_treats_at_most_th
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert "Share of rows treated" in page and "Treatment capacity" in page
     assert "fig-streed-policy" in page
+    assert "Treated: sent to any treatment but 0." in page  # no reference given: the first in sorted order

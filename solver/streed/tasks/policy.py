@@ -73,23 +73,33 @@ def make(problem, config, outcomes=None, propensity=None):
             objective=lambda v: (float(v[0]) + n * shift) / n,  # − mean policy value (lower is better)
             describe=lambda v: {"policy_value": -(float(v[0]) + n * shift)},
         )
-    return _with_capacity(problem, A, L, shift, float(capacity))
+    return _with_capacity(problem, A, L, shift, float(capacity), config.get("reference_treatment"))
 
 
-def _with_capacity(problem, A, L, shift, capacity):
+def _with_capacity(problem, A, L, shift, capacity, reference=None):
     """Return the policy task with a capacity constraint (spec §2.3, App. A.4).
 
-    A second component counts the rows the policy sends to any treatment but the first
-    (the reference: the first treatment in sorted order); feasible iff at most ``capacity`` · n of them
+    A second component counts the rows the policy sends to any treatment but the reference
+    (``reference``, a treatment's name; None: the first in sorted order); feasible iff at most ``capacity`` · n of them
     (anti-monotonic: the count only grows as leaves are added, Prop. A.3). The reported
     tree is the feasible one with the best value, so the root prunes on the value alone
     (root relaxation); the constraint rules out the similarity bound (App. B).
     """
     n, K = problem.n_samples, L.shape[0]
+    names = [str(t) for t in problem.treatments]
+    if reference is None or reference == "":
+        ref = 0
+    elif reference in names:
+        ref = names.index(reference)
+    else:
+        shown = ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
+        raise ValueError(f"the reference treatment {reference!r} is not a value of the treatment column "
+                         f"(its values: {shown})")
     A2 = np.hstack([A, np.ones((n, 1))])
     L2 = np.zeros((K, 2, A2.shape[1]))
     L2[:, 0, :K] = L[:, 0, :]
-    L2[1:, 1, K] = 1.0  # every row of a leaf that treats (label ≥ 1) uses capacity
+    L2[:, 1, K] = 1.0  # every row of a leaf that treats (any label but the reference) uses capacity
+    L2[ref, 1, K] = 0.0
     cap = float(np.floor(capacity * n + 1e-9))
 
     def describe(v):

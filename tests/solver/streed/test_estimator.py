@@ -49,3 +49,18 @@ def test_policy_tree_assigns_the_better_treatment():
     policy = STreeDPolicyTree(max_depth=1, teacher="doubly_robust").fit(X, treatment, outcome)
     assigned = policy.predict(X)
     assert (assigned == np.where(X[:, 0] == 1, "1", "0")).mean() == 1.0
+
+
+def test_policy_tree_capacity_counts_every_treatment_but_the_reference():
+    # Treatment 1 is better where x0 = 1 and 0 elsewhere (half the rows each). With 1 as the reference,
+    # the capacity limits the rows sent to 0: at most 20 % of them, against 50 % for the unconstrained tree.
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 2, size=(300, 3)).astype(float)
+    treatment = rng.integers(0, 2, size=300)
+    outcome = np.where(treatment == X[:, 0], 1.0, 0.0) + 0.1 * rng.normal(size=300)
+    policy = STreeDPolicyTree(max_depth=2, teacher="direct", capacity=0.2, reference_treatment=1)
+    assigned = policy.fit(X, treatment, outcome).predict(X)
+    assert (assigned == "0").mean() <= 0.2
+    assert policy.result_.extras["reference_treatment"] == "1"
+    default = STreeDPolicyTree(max_depth=2, teacher="direct", capacity=0.2).fit(X, treatment, outcome).predict(X)
+    assert (default == "1").mean() <= 0.2  # no reference given: "0", the first in sorted order

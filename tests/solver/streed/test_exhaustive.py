@@ -1,6 +1,7 @@
 """Exhaustive search on tiny random data: the solver's root front equals the brute-force front (spec §7.4 item 1)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,11 +142,25 @@ def test_capacity_constrained_policy_matches_brute_force(case, data):
     values = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=3 * n, max_size=3 * n)), dtype=float)
     capacity = data.draw(st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0]))
     problem = make_problem(X, treatment=treatment, outcome=outcome)
+    reference = data.draw(st.sampled_from([None, 0, 1, 2]))  # None: the first treatment
+    named = {} if reference is None else {"reference_treatment": str(problem.treatments[reference])}
     search = check(problem, {"task": "policy", "teacher": teacher, "capacity": capacity, "max_depth": depth,
-                             "max_nodes": nodes, **switches}, outcomes=values.reshape(n, 3))
+                             "max_nodes": nodes, **switches, **named}, outcomes=values.reshape(n, 3))
     value = search.chosen()[0]
     assert value[1] <= np.floor(capacity * n + 1e-9)
+    # The second component counts exactly the rows the tree sends elsewhere than the reference.
+    assigned = search.best_model().predict(problem.X)
+    assert value[1] == np.count_nonzero(assigned != (reference or 0))
     if capacity == 1.0:  # no real limit: the unconstrained optimum
         free = run(problem, {"task": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
                    outcomes=values.reshape(n, 3))
         assert abs(free.front.values[0, 0] - value[0]) < 1e-9
+
+
+def test_an_unknown_reference_treatment_is_refused_by_name():
+    from solver.api import ProblemError, solve
+
+    rng = np.random.default_rng(0)
+    problem = make_problem(rng.integers(0, 2, (20, 3)), treatment=np.arange(20) % 2, outcome=rng.normal(size=20))
+    with pytest.raises(ProblemError, match="reference treatment 'placebo' is not a value of the treatment column"):
+        solve(problem, "streed", {"task": "policy", "max_depth": 2, "capacity": 0.5, "reference_treatment": "placebo"})
