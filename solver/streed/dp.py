@@ -185,6 +185,7 @@ class Solver:
         self.labels = None
         if A.shape[0] and ((A == 0) | (A == 1)).all() and (A.sum(axis=1) == 1).all():
             self.labels = np.ascontiguousarray(A.argmax(axis=1), dtype=np.int64)
+        self.patterns = None if self.labels is None else False  # see _patterns
         self.zero_worst = np.zeros(A.shape[0])
         present = float(self.X.sum()) / max(self.X.shape[0], 1)  # features present per row, on average
         self.per_row = max(present, 1.0) ** 2 / 2 * (1 + A.shape[1])
@@ -538,6 +539,24 @@ class Solver:
         return result
 
 
+    def _patterns(self):
+        """Return (index per row, vectors) when the rows of A take a few distinct small-integer vectors, else False.
+
+        Fairness rows are (label, group) indicators: four vectors. Pair sums are then the popcount
+        counts per vector times that vector (exact integers), like one-hot classes. Found on first use
+        (a relaxed bound's solver shares its parent's counts and never needs them).
+        """
+        if self.patterns is None:
+            self.patterns = False
+            A = self.task.A
+            if 0 < A.shape[1] <= 7 and len(A) and (A >= 0).all() and (A <= 255).all() and (A == np.floor(A)).all():
+                keys = A.astype(np.int64) @ (256 ** np.arange(A.shape[1], dtype=np.int64))
+                values, index = np.unique(keys, return_inverse=True)
+                if len(values) <= 8:
+                    vectors = np.ascontiguousarray(((values[:, None] // 256 ** np.arange(A.shape[1])) % 256).astype(np.float64))
+                    self.patterns = (np.ascontiguousarray(index.ravel(), dtype=np.int64), vectors)
+        return self.patterns
+
     def _counts(self, ids, path=()):
         """Return the pair sums of ``ids``: counted afresh, or updated from the closest of the last two counted sets.
 
@@ -551,8 +570,10 @@ class Solver:
         node = self.packed
         if node is not None and len(path) and path[:-1] == node["path"]:
             return self._child_counts(node, ids, *path[-1])
-        if self.labels is not None:
-            fresh = len(ids) * q + q * (q + 1) / 2 * R * ((len(ids) + 63) // 64)
+        patterns = self._patterns() if self.labels is None else False
+        if self.labels is not None or patterns:
+            kinds = R if self.labels is not None else len(patterns[1])
+            fresh = len(ids) * q + q * (q + 1) / 2 * kinds * ((len(ids) + 63) // 64)
         else:
             fresh = len(ids) * self.per_row
         best, plan = None, None
@@ -567,6 +588,10 @@ class Solver:
         if plan is None:
             if self.labels is not None:
                 S, C, tot = bitcount.count_pairs_bits(self.X, ids, self.labels, R)
+            elif patterns:
+                index, vectors = patterns
+                S, C, tot = bitcount.count_pairs_bits(self.X, ids, index, len(vectors))
+                S, tot = np.ascontiguousarray(S @ vectors), tot @ vectors
             else:
                 S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
             self.counted.append((ids, S, C, tot))
