@@ -137,6 +137,11 @@ def empty(p):
 _F1_LEAVES = np.array([[[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]])  # label 0 → (positives, 0), 1 → (0, negatives)
 
 
+def _first(values):
+    """Return the smallest first component of values (k, p), k ≥ 1 (one point: no reduction)."""
+    return float(values[0, 0]) if len(values) == 1 else float(values[:, 0].min())
+
+
 def count_nodes(tree):
     return 0 if len(tree) == 1 else 1 + count_nodes(tree[1]) + count_nodes(tree[2])
 
@@ -319,6 +324,8 @@ class Solver:
     def _below(self, front, ub):
         if ub == INF or len(front) == 0:
             return front
+        if len(front) == 1:
+            return front if front.values[0, 0] < ub else front.take(np.empty(0, dtype=np.int64))
         return front.take(np.flatnonzero(front.values[:, 0] < ub))
 
     # -- the recursion -----------------------------------------------------
@@ -342,7 +349,7 @@ class Solver:
         # The relaxed bound prunes only under an upper bound (the root has none: it would cost a whole search).
         if lb is None:
             lb = self.lower(ids, path, d, n, relaxed=ub < INF) if self.use_lb else np.zeros((1, self.p))
-        if lb[:, 0].min() >= ub:
+        if _first(lb) >= ub:
             self.counters["bound_prunes"] += 1
             return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
         self.counters["subproblems"] += 1
@@ -358,7 +365,7 @@ class Solver:
         else:
             result = yield from self._branch(ids, path, d, n, ub, self._leaves(ids), lb, root)
         if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
-            floor = max(ub, lb[:, 0].min())
+            floor = max(ub, _first(lb))
             self._store(keys, self._entry(None, floor))
             if self.scalar and np.isfinite(floor):
                 self._remember(ids, d, n, np.array([[floor]]))  # a proved bound feeds the similarity bound too
@@ -400,7 +407,7 @@ class Solver:
     def _branch(self, ids, path, d, n, ub, leaves, lb, root):
         """Generator: try every split and node allocation (Eq. 47); return the node's front or None."""
         best = self._below(leaves, ub)
-        limit = ub if len(best) == 0 else min(ub, best.values[:, 0].min())
+        limit = ub if len(best) == 0 else min(ub, _first(best.values))
         relax = root and self.task.root_scalar and self.use_ub  # the root prunes on its first component
         half = 2 ** (d - 1) - 1
         if d == 3 and self.use_d2 and self.labels is not None:
@@ -426,7 +433,7 @@ class Solver:
                                                         (d_right, n_right), lb_left, lb_right, extra, best, f,
                                                         limit if relax else ub, fewest_first=relax)
                     if relax and len(best):
-                        limit = best.values[:, 0].min()  # the root needs only the fewest errors (ref-impl)
+                        limit = _first(best.values)  # the root needs only the fewest errors (ref-impl)
                 if root and len(best):
                     self.incumbent = best
             yield
@@ -458,7 +465,7 @@ class Solver:
         one with the fewest errors (then fewest nodes) is kept — all the root reports.
         """
         caps = self._caps(ub)
-        if lb_left[:, 0].min() + lb_right[:, 0].min() + extra[0] >= ub:
+        if _first(lb_left) + _first(lb_right) + extra[0] >= ub:
             self.counters["bound_prunes"] += 1
             return best
         if self.use_ub and self.use_lb:
@@ -466,11 +473,11 @@ class Solver:
             if fronts.covered(bound, best.values):
                 self.counters["bound_prunes"] += 1
                 return best  # every value of this split is strictly dominated by the node's front
-        ub_left = ub - lb_right[:, 0].min() - extra[0] if self.use_ub else INF
+        ub_left = ub - _first(lb_right) - extra[0] if self.use_ub else INF
         tl = yield from self.solve(left, lpath, *lbud, ub=ub_left, lb=lb_left)
         if len(tl) == 0:
             return best
-        ub_right = ub - tl.values[:, 0].min() - extra[0] if self.use_ub else INF
+        ub_right = ub - _first(tl.values) - extra[0] if self.use_ub else INF
         tr = yield from self.solve(right, rpath, *rbud, ub=ub_right, lb=lb_right)
         if len(tr) == 0:
             return best
