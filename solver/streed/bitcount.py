@@ -347,3 +347,119 @@ def solve_depth_three_node(X, ids, labels, L, min_leaf, budget, ub, worst, use_s
             if code[at] != NONE:
                 code[at] = free[code[at]]
     return value, f, left, right, label, full
+
+
+@numba.njit(cache=True)
+def _archived_bound(arch_ids, arch_len, arch_val, arch_count, b, ids, worst):
+    # Similarity bound (Eq. 45, erratum 9) of rows ``ids`` at child budget ``b`` from the last two archived
+    # children of that budget: their value minus the worst of their rows ``ids`` lacks (skipped when more
+    # than half of ``ids`` would be removed: the ref-impl's cut-off). 0 when none applies.
+    best = 0.0
+    for e in range(min(arch_count[b], 2)):
+        removed = sorted_difference(arch_ids[b, e, :arch_len[b, e]], ids)
+        if 2 * removed.shape[0] > ids.shape[0]:
+            continue
+        lost = 0.0
+        for i in removed:
+            lost += worst[i]
+        best = max(best, arch_val[b, e] - lost)
+    return best
+
+
+@numba.njit(cache=True)
+def _archive(arch_ids, arch_len, arch_val, arch_count, b, ids, value):
+    # Keep the last two (rows, value) of budget b (the older is dropped).
+    if arch_count[b] >= 2:
+        arch_ids[b, 0, :arch_len[b, 1]] = arch_ids[b, 1, :arch_len[b, 1]]
+        arch_len[b, 0], arch_val[b, 0] = arch_len[b, 1], arch_val[b, 1]
+        e = 1
+    else:
+        e = arch_count[b]
+        arch_count[b] += 1
+    arch_ids[b, e, :ids.shape[0]] = ids
+    arch_len[b, e], arch_val[b, e] = ids.shape[0], value
+
+
+@numba.njit(cache=True)
+def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_sim, use_ub):
+    """The root of a depth-four search for one-hot scalar tasks, in one call: what ``dp.Solver._branch`` does.
+
+    Every split on the root's distinct features (``distinct_splits``) and node allocation: each child is
+    bounded by the similarity bound from the last two children of its budget (Eq. 45, erratum 9; a
+    proved "nothing below" bound counts too), the split is skipped when both bounds reach the best value,
+    the left child is solved below ``best − bound(right)`` and the right one below ``best − left``
+    (``solve_depth_three_node``, which carries its split bounds to the next node of the same budget).
+    Returns (value, root feature or NONE, leaf label, left (f, code, code, label), right (same), nodes
+    solved); value ``inf`` when nothing is below ``ub``.
+    """
+    N, m = ids.shape[0], X.shape[1]
+    R = L.shape[2]
+    tot = np.zeros(R)
+    for i in ids:
+        tot[labels[i]] += 1.0
+    best, label = _best_leaf(L, tot)
+    limit = min(best, ub)
+    best_f = NONE
+    left_code = np.full(16, NONE, dtype=np.int64)
+    right_code = np.full(16, NONE, dtype=np.int64)
+    _, free, _ = distinct_splits(X, ids)
+    prev_ids = np.empty((8, N), dtype=np.int64)
+    prev_len = np.zeros(8, dtype=np.int64)
+    prev_bounds = np.zeros((8, m))
+    arch_ids = np.empty((8, 2, N), dtype=np.int64)
+    arch_len = np.zeros((8, 2), dtype=np.int64)
+    arch_val = np.zeros((8, 2))
+    arch_count = np.zeros(8, dtype=np.int64)
+    solved = 0
+    half = 7
+    left_ids = np.empty(N, dtype=np.int64)
+    right_ids = np.empty(N, dtype=np.int64)
+    for f in free:
+        nl = nr = 0
+        for i in ids:
+            if X[i, f]:
+                right_ids[nr] = i
+                nr += 1
+            else:
+                left_ids[nl] = i
+                nl += 1
+        if nl < min_leaf or nr < min_leaf:
+            continue
+        lids, rids = left_ids[:nl].copy(), right_ids[:nr].copy()
+        for n_left in range(max(0, budget - 1 - half), min(budget - 1, half) + 1):
+            n_right = budget - 1 - n_left
+            lb_l = _archived_bound(arch_ids, arch_len, arch_val, arch_count, n_left, lids, worst) if use_sim else 0.0
+            lb_r = _archived_bound(arch_ids, arch_len, arch_val, arch_count, n_right, rids, worst) if use_sim else 0.0
+            if use_sim and lb_l + lb_r >= limit:
+                continue
+            ub_l = limit - lb_r if use_ub else np.inf
+            vl, fl, cl0, cl1, kl, bl = solve_depth_three_node(X, lids, labels, L, min_leaf, n_left, ub_l, worst, use_sim,
+                                                              prev_ids[n_left, :prev_len[n_left]], prev_bounds[n_left])
+            solved += 1
+            if use_sim:
+                prev_ids[n_left, :nl] = lids
+                prev_len[n_left] = nl
+                prev_bounds[n_left] = bl
+                _archive(arch_ids, arch_len, arch_val, arch_count, n_left, lids, vl if vl < np.inf else max(ub_l, lb_l))
+            if vl == np.inf:
+                continue
+            ub_r = limit - vl if use_ub else np.inf
+            if use_sim and lb_r >= ub_r:
+                continue  # the right child's bound proves nothing of it is below ub_r
+            vr, fr, cr0, cr1, kr, br = solve_depth_three_node(X, rids, labels, L, min_leaf, n_right, ub_r, worst, use_sim,
+                                                              prev_ids[n_right, :prev_len[n_right]], prev_bounds[n_right])
+            solved += 1
+            if use_sim:
+                prev_ids[n_right, :nr] = rids
+                prev_len[n_right] = nr
+                prev_bounds[n_right] = br
+                _archive(arch_ids, arch_len, arch_val, arch_count, n_right, rids, vr if vr < np.inf else max(ub_r, lb_r))
+            if vr == np.inf or vl + vr >= limit:
+                continue
+            limit, best_f = vl + vr, f
+            left_code[0], left_code[1:8], left_code[8:15], left_code[15] = fl, cl0, cl1, kl
+            right_code[0], right_code[1:8], right_code[8:15], right_code[15] = fr, cr0, cr1, kr
+    value = limit if best_f != NONE else best
+    if value >= ub:
+        return np.inf, NONE, label, left_code, right_code, solved
+    return value, best_f, label, left_code, right_code, solved

@@ -147,3 +147,28 @@ def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_ro
         assert kernel.solver.counters["depth_three_calls"] == 1
     for value, tree in zip(kernel.front.values, kernel.front.trees):  # children shared between kernels keep their trees
         assert np.allclose(tree_value(kernel.task, problem.X, tree), value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans(), st.booleans(), st.booleans())
+def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, similarity, upper, three_classes):
+    # bitcount.solve_depth_four_root against dp.Solver._branch over depth-three children: same value, same tree.
+    from solver.streed import dp
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(10, 120)), int(rng.integers(2, 8))
+    X = rng.integers(0, 2, (n, m))
+    X[:, -1] = 1 - X[:, 0]  # a complemented twin
+    y = rng.integers(0, 3, n) if three_classes else (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
+    problem = make_problem(X, y, n_classes=3 if three_classes else 2)
+    params = {"task": "accuracy", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
+              "use_similarity_lower_bound": similarity, "use_upper_bound": upper}
+    kernel = run(problem, params)
+    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0  # the recursion
+    try:
+        recursion = run(problem, params)
+    finally:
+        dp.ROOT_KERNEL_CELLS = cells
+    assert kernel.front.values[0, 0] == recursion.front.values[0, 0]
+    assert kernel.front.trees[0] == recursion.front.trees[0]
+    assert np.isclose(tree_value(kernel.task, problem.X, kernel.front.trees[0])[0], kernel.front.values[0, 0])
