@@ -197,7 +197,8 @@ class Solver:
         self.per_row = max(present, 1.0) ** 2 / 2 * (1 + A.shape[1])
         # F1's (FN, FP) fronts have their own depth-two kernel (solver.streed.front2).
         self.f1 = self.labels is not None and task.L.shape == (2, 2, 2) and np.array_equal(task.L, _F1_LEAVES)
-        # A constrained task (fairness, capacity): bound errors by the unconstrained optimum (§3.3, source 5 below).
+        # A constrained task (fairness, capacity): its first component is bounded by the unconstrained optimum
+        # (a lower-bound source of ``lower``, solved by this scalar solver over the same rows).
         self.relaxed = None
         if self.use_lb and not self.scalar and task.test_cost is None and np.isfinite(task.caps[1:]).any():
             self.relaxed = Solver(task.first_component(), X, config)
@@ -549,7 +550,6 @@ class Solver:
                 self._store(self._keys(ids, path, d, budget), self._entry(front, INF if self.scalar else ub))
             result = front
         return result
-
 
     def _patterns(self):
         """Return (index per row, vectors) when the rows of A take a few distinct small-integer vectors, else False.
