@@ -381,6 +381,23 @@ def _archive(arch_ids, arch_len, arch_val, arch_count, b, ids, value):
 
 
 @numba.njit(cache=True)
+def _solve_child(X, ids, labels, L, min_leaf, b, ub, lb, worst, use_sim, prev_ids, prev_len, prev_bounds, arch_ids,
+                 arch_len, arch_val, arch_count, code):
+    # One child of the depth-four root at budget b, below ub (its bound: lb): ``solve_depth_three_node`` with the
+    # split bounds carried from the previous node of that budget; then carry its own, archive its value (or the
+    # proved bound when nothing is below ub) and write (f, code, code, label) into ``code``. Returns the value.
+    v, f, c0, c1, k, bounds = solve_depth_three_node(X, ids, labels, L, min_leaf, b, ub, worst, use_sim,
+                                                     prev_ids[b, :prev_len[b]], prev_bounds[b])
+    if use_sim:
+        prev_ids[b, :ids.shape[0]] = ids
+        prev_len[b] = ids.shape[0]
+        prev_bounds[b] = bounds
+        _archive(arch_ids, arch_len, arch_val, arch_count, b, ids, v if v < np.inf else max(ub, lb))
+    code[0], code[1:8], code[8:15], code[15] = f, c0, c1, k
+    return v
+
+
+@numba.njit(cache=True)
 def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_sim, use_ub):
     """The root of a depth-four search for one-hot scalar tasks, in one call: what ``dp.Solver._branch`` does.
 
@@ -414,6 +431,8 @@ def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_si
     half = 7
     left_ids = np.empty(N, dtype=np.int64)
     right_ids = np.empty(N, dtype=np.int64)
+    cand_l = np.empty(16, dtype=np.int64)
+    cand_r = np.empty(16, dtype=np.int64)
     for f in free:
         nl = nr = 0
         for i in ids:
@@ -433,32 +452,22 @@ def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_si
             if use_sim and lb_l + lb_r >= limit:
                 continue
             ub_l = limit - lb_r if use_ub else np.inf
-            vl, fl, cl0, cl1, kl, bl = solve_depth_three_node(X, lids, labels, L, min_leaf, n_left, ub_l, worst, use_sim,
-                                                              prev_ids[n_left, :prev_len[n_left]], prev_bounds[n_left])
+            vl = _solve_child(X, lids, labels, L, min_leaf, n_left, ub_l, lb_l, worst, use_sim, prev_ids, prev_len,
+                              prev_bounds, arch_ids, arch_len, arch_val, arch_count, cand_l)
             solved += 1
-            if use_sim:
-                prev_ids[n_left, :nl] = lids
-                prev_len[n_left] = nl
-                prev_bounds[n_left] = bl
-                _archive(arch_ids, arch_len, arch_val, arch_count, n_left, lids, vl if vl < np.inf else max(ub_l, lb_l))
             if vl == np.inf:
                 continue
             ub_r = limit - vl if use_ub else np.inf
             if use_sim and lb_r >= ub_r:
                 continue  # the right child's bound proves nothing of it is below ub_r
-            vr, fr, cr0, cr1, kr, br = solve_depth_three_node(X, rids, labels, L, min_leaf, n_right, ub_r, worst, use_sim,
-                                                              prev_ids[n_right, :prev_len[n_right]], prev_bounds[n_right])
+            vr = _solve_child(X, rids, labels, L, min_leaf, n_right, ub_r, lb_r, worst, use_sim, prev_ids, prev_len,
+                              prev_bounds, arch_ids, arch_len, arch_val, arch_count, cand_r)
             solved += 1
-            if use_sim:
-                prev_ids[n_right, :nr] = rids
-                prev_len[n_right] = nr
-                prev_bounds[n_right] = br
-                _archive(arch_ids, arch_len, arch_val, arch_count, n_right, rids, vr if vr < np.inf else max(ub_r, lb_r))
             if vr == np.inf or vl + vr >= limit:
                 continue
             limit, best_f = vl + vr, f
-            left_code[0], left_code[1:8], left_code[8:15], left_code[15] = fl, cl0, cl1, kl
-            right_code[0], right_code[1:8], right_code[8:15], right_code[15] = fr, cr0, cr1, kr
+            left_code[:] = cand_l
+            right_code[:] = cand_r
     value = limit if best_f != NONE else best
     if value >= ub:
         return np.inf, NONE, label, left_code, right_code, solved
