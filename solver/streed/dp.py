@@ -40,7 +40,8 @@ class Trees:
     * ``("list", trees)``: nested tuples, row ``r`` is ``trees[r]``;
     * ``("split", f, left, right, pairs)``: row ``r`` is ``(f, left[pairs[r, 0]], right[pairs[r, 1]])``;
     * ``("codes", codes, free)``: depth-two codes (``decode``), ``free`` maps their features;
-    * ``("codes3", codes, free)``: depth-three codes of ``front2.solve_f1_depth_three``.
+    * ``("codes3", codes, free)``: depth-three codes of ``front2.solve_f1_depth_three``;
+    * ``("codes4", codes, free)``: depth-four codes of ``front2.solve_f1_depth_four``.
     """
 
     __slots__ = ("sources", "part", "rows")
@@ -69,10 +70,12 @@ class Trees:
             return (f, left[pairs[r, 0]], right[pairs[r, 1]])
         if kind == "codes":
             return decode(source[1][r], source[2])
+        if kind == "codes3":
+            return decode3(source[1][r], source[2])
         row = source[1][r]
         if row[0] == depth2.NONE:
             return (int(row[1]),)
-        return (int(row[0]), decode(row[1:8], source[2]), decode(row[8:15], source[2]))
+        return (int(row[0]), decode3(row[1:16], source[2]), decode3(row[16:31], source[2]))
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
@@ -362,6 +365,10 @@ class Solver:
                 and len(ids) * self.X.shape[1] <= ROOT_KERNEL_CELLS:
             result = self._depth_four_root(ids, n, ub)
             yield
+        elif self.use_d2 and d == 4 and root and self.f1 and self.task.test_cost is None \
+                and len(ids) * self.X.shape[1] <= ROOT_KERNEL_CELLS:
+            result = self._depth_four_f1(ids, n, ub)
+            yield
         elif self.use_d2 and d == 3 and self.simple:
             result = self._depth_three(ids, n, ub)
             yield
@@ -638,6 +645,16 @@ class Solver:
             return S - Sl, C - Cl, tot - tl
         return bitcount.count_masked(node["bits"], node["cls"], node["full"] & node["bits"][f])
 
+    def _f1_children(self, path):
+        """Return the F1 branch cache for a kernel below ``path``: (base, index, store); base 0 means none."""
+        base = 2 * self.X.shape[1]
+        if not path or not (self.use_dataset or self.use_branch) or base ** (len(path) + 1) >= 2 ** 62:
+            # A root has no sibling to share with; or no caching asked for; or keys would not fit one integer.
+            return (0,) + _no_f1_children()
+        if self.f1_children is None:
+            self.f1_children = _new_f1_children()
+        return (base,) + self.f1_children
+
     def _depth_three_f1(self, ids, path, n, ub):
         """Solve an F1 node of depth budget 3 in one kernel (``front2.solve_f1_depth_three``): its complete front.
 
@@ -649,17 +666,25 @@ class Solver:
         self.counters["depth_three_calls"] += 1
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
         codes = np.array(sorted(2 * f + side for f, side in path), dtype=np.int64)
-        base = 2 * self.X.shape[1]
-        if not path or not (self.use_dataset or self.use_branch) or base ** (len(path) + 1) >= 2 ** 62:
-            # A root has no sibling to share with; or no caching asked for; or keys would not fit one integer.
-            base, shared = 0, _no_f1_children()
-        else:
-            if self.f1_children is None:
-                self.f1_children = _new_f1_children()
-            shared = self.f1_children
         values, codes, nodes = front2.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf,
-                                                           codes, base, *shared)
-        front = Front(values, Trees.of(("codes3", codes, np.arange(self.X.shape[1])), len(codes)), nodes)
+                                                           codes, *self._f1_children(path))
+        front = Front(values, Trees.of(("codes3", codes, None), len(codes)), nodes)
+        return front if ub == INF else self._below(front, ub)
+
+    def _depth_four_f1(self, ids, n, ub):
+        """Solve an F1 root of depth budget 4 in one kernel (``front2.solve_f1_depth_four``): its complete front.
+
+        Its depth-three children are the kernels of ``_depth_three_f1`` (sharing their depth-two
+        children through the same branch cache) without the Python work per split (monk1: the
+        recursion spent 5 of its 14 ms between kernels). One call, so only for small data
+        (``ROOT_KERNEL_CELLS``), like the accuracy root.
+        """
+        bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
+        base, index, store = self._f1_children(((0, 0),))  # the children's paths have one decision
+        values, codes, nodes, solved = front2.solve_f1_depth_four(bits, cls, bitcount.row_mask(len(ids)), n,
+                                                                  self.min_leaf, base, index, store)
+        self.counters["depth_three_calls"] += solved
+        front = Front(values, Trees.of(("codes4", codes, None), len(codes)), nodes)
         return front if ub == INF else self._below(front, ub)
 
     def _depth_four_root(self, ids, n, ub):
@@ -721,7 +746,7 @@ def _depth_three_tree(code):
 
 def _new_f1_children():
     """Return an empty branch cache of F1 depth-two fronts for ``front2.solve_f1_depth_three``: (index, store)."""
-    child = numba.types.Tuple((numba.float64[:, ::1], numba.int64[:, ::1], numba.int64[::1]))
+    child = numba.types.Tuple((numba.float64[:, ::1], numba.int64[:, ::1], numba.int64[::1], numba.int64[::1]))
     return numba.typed.Dict.empty(numba.int64, numba.int64), numba.typed.List.empty_list(child)
 
 
@@ -740,3 +765,10 @@ def decode(code, free):
     left = (la,) if fl == depth2.NONE else (name(fl), (la,), (lb,))
     right = (ra,) if fr == depth2.NONE else (name(fr), (ra,), (rb,))
     return (name(f1), left, right)
+
+
+def decode3(code, free):
+    """Return the nested-tuple tree of a depth-three code (``front2.solve_f1_depth_three``)."""
+    if code[0] == depth2.NONE:
+        return (int(code[1]),)
+    return (int(code[0]), decode(code[1:8], free), decode(code[8:15], free))

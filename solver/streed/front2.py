@@ -1,4 +1,4 @@
-"""Fronts of (FN, FP) counts for the F1 task (spec §2.4, §3.6): depth two and depth three, without general merges.
+"""Fronts of (FN, FP) counts for the F1 task (spec §2.4, §3.6): depths two to four, without general merges.
 
 The generic ``depth2.solve`` builds every front with small merges and
 sorts; for F1 every value is a pair of integer counts (false negatives,
@@ -14,7 +14,8 @@ Same fronts as ``depth2.solve`` (values, and among equal values the fewest
 branching nodes); ties between trees of equal value and size may resolve
 to another of them. Features constant on the rows, or twins of an earlier
 feature (equal or complementary there), are left out: they give the same
-children. ``solve_f1_depth_three`` does a node of depth budget 3 in one call.
+children. ``solve_f1_depth_three`` does a node of depth budget 3 in one call,
+``solve_f1_depth_four`` a root of depth budget 4.
 """
 
 import numba
@@ -26,16 +27,16 @@ from solver.streed.depth2 import NONE
 
 
 @numba.njit(cache=True)
-def _insert(sfn, sfp, scode, k, fn, fp, b, l0, l1):
-    """Insert (fn, fp) into the staircase of ``k`` points (increasing fn, strictly falling fp); return its size.
+def _insert(sfn, sfp, scode, at, k, fn, fp, b, l0, l1):
+    """Insert (fn, fp) into the staircase at ``at:k`` (increasing fn, strictly falling fp); return its new end.
 
     A point weakly dominated by one already there is dropped (so among equal values the
     earlier stays); the points the new one dominates are removed.
     """
-    i = 0
+    i = at
     while i < k and sfn[i] < fn:
         i += 1
-    if i > 0 and sfp[i - 1] <= fp:
+    if i > at and sfp[i - 1] <= fp:
         return k
     if i < k and sfn[i] == fn and sfp[i] <= fp:
         return k
@@ -58,16 +59,16 @@ def _insert(sfn, sfp, scode, k, fn, fp, b, l0, l1):
 
 
 @numba.njit(cache=True)
-def _child_splits(neg, pos, active, a, side, totals, min_leaf, sfn, sfp, scode, slot_fp, slot_code):
+def _child_splits(neg, pos, active, a, side, totals, min_leaf, sfn, sfp, scode, at, slot_fp, slot_code):
     """Fill the front of depth-one trees inside child ``x_a = side`` into ``sfn``, ``sfp``, ``scode`` (b, l0, l1).
 
     ``neg``, ``pos``: symmetric pair counts (k, k) of negatives and positives over the features
-    ``active`` (codes name ``active[b]``); ``totals`` = (negatives, positives) of the node. Returns
-    the number of points, by increasing FN. With slots (``slot_fp`` of size positives + 1, all at
+    ``active`` (codes name ``active[b]``); ``totals`` = (negatives, positives) of the node. The points
+    go from index ``at`` on, by increasing FN; returns the index after the last. With slots (``slot_fp`` of size positives + 1, all at
     the int64 maximum) each candidate is one comparison; without (size 0) it is inserted into the
     sorted staircase — cheaper when the positives far outnumber the features.
     """
-    k = 0
+    k = at
     lo, hi = slot_fp.shape[0], -1
     na, pa = neg[a, a], pos[a, a]
     for b in range(neg.shape[0]):
@@ -84,8 +85,8 @@ def _child_splits(neg, pos, active, a, side, totals, min_leaf, sfn, sfp, scode, 
         if n0 + p0 < min_leaf or n1 + p1 < min_leaf:
             continue
         if slot_fp.shape[0] == 0:
-            k = _insert(sfn, sfp, scode, k, p0, n1, feature, 0, 1)  # x_b = 0 → label 0, x_b = 1 → label 1
-            k = _insert(sfn, sfp, scode, k, p1, n0, feature, 1, 0)  # the other way round
+            k = _insert(sfn, sfp, scode, at, k, p0, n1, feature, 0, 1)  # x_b = 0 → label 0, x_b = 1 → label 1
+            k = _insert(sfn, sfp, scode, at, k, p1, n0, feature, 1, 0)  # the other way round
             continue
         # Slots: the fewest false positives per FN count (strict <: among equal values the earlier stays).
         if n1 < slot_fp[p0]:
@@ -146,17 +147,18 @@ def _distinct_features(C, N):
     return active[:k]
 
 
-@numba.njit(cache=True)
-def _offer(best_fp, best_nodes, codes, fn, fp, nodes, f1, left, right, cap_fn, cap_fp):
-    # Keep candidate (fn, fp) at slot fn when it has fewer false positives, or as many and fewer nodes.
+@numba.njit(cache=True, inline="always")
+def _offer(best_fp, best_nodes, codes, t, fn, fp, nodes, f1, lcode, i, rcode, j, cap_fn, cap_fp):
+    # Keep candidate (fn, fp) at slot (t, fn) when it has fewer false positives, or as many and fewer nodes.
+    # Scalar indexing only: an array view per candidate costs a reference count (most of the kernel's time).
     if fn > cap_fn or fp > cap_fp:
         return
-    if fp < best_fp[fn] or (fp == best_fp[fn] and nodes < best_nodes[fn]):
-        best_fp[fn] = fp
-        best_nodes[fn] = nodes
-        codes[fn, 0] = f1
-        codes[fn, 1], codes[fn, 2], codes[fn, 3] = left[0], left[1], left[2]
-        codes[fn, 4], codes[fn, 5], codes[fn, 6] = right[0], right[1], right[2]
+    if fp < best_fp[t, fn] or (fp == best_fp[t, fn] and nodes < best_nodes[t, fn]):
+        best_fp[t, fn] = fp
+        best_nodes[t, fn] = nodes
+        codes[t, fn, 0] = f1
+        codes[t, fn, 1], codes[t, fn, 2], codes[t, fn, 3] = lcode[i, 0], lcode[i, 1], lcode[i, 2]
+        codes[t, fn, 4], codes[t, fn, 5], codes[t, fn, 6] = rcode[j, 0], rcode[j, 1], rcode[j, 2]
 
 
 @numba.njit(cache=True)
@@ -184,57 +186,98 @@ def solve_f1(S, C, tot, N, caps, min_leaf, budget):
     ``S[a, b]`` counts (negatives, positives) with features a and b (a ≤ b), ``C`` the rows, ``tot``
     the node's (negatives, positives); ``caps`` bound (FN, FP). Same output as ``depth2.solve``:
     ``(values1, codes1, values2, codes2, values3, codes3)``, budgets above ``budget`` empty.
+    """
+    values, codes, _, start = _fronts(S, C, tot, N, caps, min_leaf, budget)
+    out = []
+    for b in range(1, 4):
+        out.append((values[start[b]:start[b + 1]].copy(), codes[start[b]:start[b + 1]].copy()))
+    return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]
+
+
+@numba.njit(cache=True)
+def _fronts(S, C, tot, N, caps, min_leaf, budget):
+    """Return the fronts of depth ≤ 2 for node budgets 0–3 as flat arrays: values (k, 2), codes (k, 7), nodes, start.
+
+    Budget ``b`` runs over ``start[b]:start[b + 1]`` (empty above ``budget``), each by increasing FN.
+    Budget 0 is the best leaves (label 0: (positives, 0); label 1: (0, negatives); a point weakly
+    dominated by the other is dropped, label 0 first on ties).
 
     The slots run over the smaller class: with fewer negatives than positives the classes are
-    swapped (FN ↔ FP, labels flipped) and the fronts swapped back.
+    swapped (FN ↔ FP, labels flipped) and each front is read back the other way round.
     """
-    if tot[0] >= tot[1]:
-        return _solve_f1(S, C, tot, N, caps, min_leaf, budget)
-    v1, c1, v2, c2, v3, c3 = _solve_f1(np.ascontiguousarray(S[:, :, ::-1]), C, tot[::-1].copy(), N,
-                                       caps[::-1].copy(), min_leaf, budget)
-    v1, c1 = _swap_back(v1, c1)
-    v2, c2 = _swap_back(v2, c2)
-    v3, c3 = _swap_back(v3, c3)
-    return v1, c1, v2, c2, v3, c3
-
-
-@numba.njit(cache=True)
-def _swap_back(values, codes):
-    # A front of the swapped classes as (FN, FP) by increasing FN, labels flipped.
-    values = np.ascontiguousarray(values[::-1, ::-1])
-    codes = np.ascontiguousarray(codes[::-1])
-    for i in range(codes.shape[0]):
-        for j in (2, 3, 5, 6):
-            if codes[i, j] != NONE:
-                codes[i, j] = 1 - codes[i, j]
-    return values, codes
-
-
-@numba.njit(cache=True)
-def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
+    flip = 1 if tot[0] < tot[1] else 0
+    best_fp, best_nodes, slot_codes = _slots(S, C, tot, N, caps, min_leaf, budget, flip)
+    top = min(budget, 3)
     P, M = int(tot[1]), int(tot[0])
-    cap_fn, cap_fp = min(caps[0], P), caps[1]
+    total = 2 + top * best_fp.shape[1]
+    values = np.empty((total, 2))
+    codes = np.full((total, 7), NONE, dtype=np.int64)
+    nodes = np.zeros(total, dtype=np.int64)
+    start = np.zeros(5, dtype=np.int64)
+    if P == 0 or M == 0:  # one leaf costs nothing
+        values[0, 0], values[0, 1] = 0.0, 0.0
+        codes[0, 2] = 0 if P == 0 else 1
+        at = 1
+    else:
+        values[0, 0], values[0, 1] = P, 0.0
+        codes[0, 2] = 0
+        values[1, 0], values[1, 1] = 0.0, M
+        codes[1, 2] = 1
+        at = 2
+    start[1] = at
+    keep = np.empty(best_fp.shape[1], dtype=np.int64)
+    for t in range(3):
+        if t < top:
+            count = 0
+            lowest = np.iinfo(np.int64).max
+            for fn in range(best_fp.shape[1]):  # the staircase: increasing FN, strictly falling FP
+                if best_fp[t, fn] < lowest:
+                    lowest = best_fp[t, fn]
+                    keep[count] = fn
+                    count += 1
+            for i in range(count):
+                fn = keep[count - 1 - i] if flip else keep[i]
+                values[at, flip], values[at, 1 - flip] = fn, best_fp[t, fn]
+                nodes[at] = best_nodes[t, fn]
+                for c in range(7):
+                    code = slot_codes[t, fn, c]
+                    if flip and code != NONE and (c == 2 or c == 3 or c == 5 or c == 6):
+                        code = 1 - code  # a label of the swapped classes
+                    codes[at, c] = code
+                at += 1
+        start[t + 2] = at
+    return values[:at], codes[:at], nodes[:at], start
+
+
+@numba.njit(cache=True)
+def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
+    """Return the slots (3, P + 1) of trees of depth ≤ 2 with 1, 2, 3 branching nodes: fewest FP, nodes, codes.
+
+    With ``flip`` the classes are swapped: class 1 counts as negative, "FN" is the count of
+    misclassified class-0 rows and labels are the swapped ones.
+    """
+    neg_class, pos_class = flip, 1 - flip
+    P, M = int(tot[pos_class]), int(tot[neg_class])
+    cap_fn, cap_fp = min(caps[flip], P), caps[1 - flip]
     top = min(budget, 3)
     empty = np.iinfo(np.int64).max
     best_fp = np.full((3, P + 1), empty, dtype=np.int64)
     best_nodes = np.zeros((3, P + 1), dtype=np.int64)
     codes = np.full((3, P + 1, 7), NONE, dtype=np.int64)
-    leaf0 = np.array([NONE, 0, NONE])
-    leaf1 = np.array([NONE, 1, NONE])
-    nothing = np.array([NONE, NONE, NONE])
+    leaves = np.full((3, 3), NONE, dtype=np.int64)  # rows: leaf 0, leaf 1, nothing
+    leaves[0, 1], leaves[1, 1] = 0, 1
     for t in range(top):  # a lone leaf is coded (NONE, NONE, label, NONE, ...), as in depth2
-        _offer(best_fp[t], best_nodes[t], codes[t], P, 0, 0, NONE, leaf0, nothing, cap_fn, cap_fp)
-        _offer(best_fp[t], best_nodes[t], codes[t], 0, M, 0, NONE, leaf1, nothing, cap_fn, cap_fp)
+        _offer(best_fp, best_nodes, codes, t, P, 0, 0, NONE, leaves, 0, leaves, 2, cap_fn, cap_fp)
+        _offer(best_fp, best_nodes, codes, t, 0, M, 0, NONE, leaves, 1, leaves, 2, cap_fn, cap_fp)
     # Each child's options: its two leaves (positions 0, 1: labels 0 and 1), then its depth-one trees.
     q = S.shape[0]
     lfn, lfp = np.empty(2 * q + 2, dtype=np.int64), np.empty(2 * q + 2, dtype=np.int64)
     rfn, rfp = np.empty(2 * q + 2, dtype=np.int64), np.empty(2 * q + 2, dtype=np.int64)
     lcode, rcode = np.empty((2 * q + 2, 3), dtype=np.int64), np.empty((2 * q + 2, 3), dtype=np.int64)
-    for side_code in (lcode, rcode):
-        side_code[0], side_code[1] = leaf0, leaf1
+    lcode[:2], rcode[:2] = leaves[:2], leaves[:2]
     active = _distinct_features(C, N)
     k = active.shape[0]
-    neg, pos = _symmetric(S, 0, active), _symmetric(S, 1, active)
+    neg, pos = _symmetric(S, neg_class, active), _symmetric(S, pos_class, active)
     slots = P + 1 if P + 1 <= 16 * k else 0
     slot_fp = np.full(slots, np.iinfo(np.int64).max, dtype=np.int64)
     slot_code = np.empty((slots, 3), dtype=np.int64)
@@ -244,82 +287,33 @@ def _solve_f1(S, C, tot, N, caps, min_leaf, budget):
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
-        rn, rp = int(S[a, a, 0]), int(S[a, a, 1])
+        rn, rp = int(S[a, a, neg_class]), int(S[a, a, pos_class])
         # Leaf children: label 0 → (positives, 0), label 1 → (0, negatives).
         lfn[0], lfp[0], lfn[1], lfp[1] = P - rp, 0, 0, M - rn
         rfn[0], rfp[0], rfn[1], rfp[1] = rp, 0, 0, rn
         nl = nr = 2
         if top >= 2:
-            nl += _child_splits(neg, pos, active, ia, 0, totals, min_leaf, lfn[2:], lfp[2:], lcode[2:], slot_fp,
-                                slot_code)
-            nr += _child_splits(neg, pos, active, ia, 1, totals, min_leaf, rfn[2:], rfp[2:], rcode[2:], slot_fp,
-                                slot_code)
+            nl = _child_splits(neg, pos, active, ia, 0, totals, min_leaf, lfn, lfp, lcode, 2, slot_fp, slot_code)
+            nr = _child_splits(neg, pos, active, ia, 1, totals, min_leaf, rfn, rfp, rcode, 2, slot_fp, slot_code)
         for i in range(nl):
             for j in range(nr):
                 level = (i >= 2) + (j >= 2)  # children that split: the tree has 1 + level branching nodes
                 if level == 0 and i == j:
                     continue  # equal leaf labels: the leaf itself, offered above
-                for t in range(level, top):
-                    _offer(best_fp[t], best_nodes[t], codes[t], lfn[i] + rfn[j], lfp[i] + rfp[j], 1 + level, a,
-                           lcode[i], rcode[j], cap_fn, cap_fp)
-    out = []
-    for t in range(3):
-        if t < top:
-            out.append(_read_front(best_fp[t], best_nodes[t], codes[t])[:2])
-        else:
-            out.append((np.empty((0, 2)), np.empty((0, 7), dtype=np.int64)))
-    return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]
-
-
-@numba.njit(cache=True)
-def _leaf_code(label):
-    code = np.full(7, NONE, dtype=np.int64)
-    code[2] = label
-    return code
-
-
-@numba.njit(cache=True)
-def _child_fronts(S, C, tot, N, min_leaf):
-    """Return the child's fronts for node budgets 0–3 as flat arrays: values (k, 2), codes (k, 7), nodes (k,), start (5,).
-
-    Budget 0 is the best leaves (label 0: (positives, 0); label 1: (0, negatives); a
-    point weakly dominated by the other is dropped, label 0 first on ties); budget
-    ``b`` runs over ``start[b]:start[b + 1]``.
-    """
-    P, M = tot[1], tot[0]
-    inf = np.array([np.inf, np.inf])
-    v1, c1, v2, c2, v3, c3 = solve_f1(S, C, tot, N, inf, min_leaf, 3)
-    k0 = 1 if (P == 0 or M == 0) else 2
-    total = k0 + v1.shape[0] + v2.shape[0] + v3.shape[0]
-    values = np.empty((total, 2))
-    codes = np.empty((total, 7), dtype=np.int64)
-    start = np.zeros(5, dtype=np.int64)
-    if P == 0:  # labelling 0 costs nothing
-        values[0, 0], values[0, 1] = 0.0, 0.0
-        codes[0] = _leaf_code(0)
-    elif M == 0:
-        values[0, 0], values[0, 1] = 0.0, 0.0
-        codes[0] = _leaf_code(1)
-    else:
-        values[0, 0], values[0, 1] = P, 0.0
-        codes[0] = _leaf_code(0)
-        values[1, 0], values[1, 1] = 0.0, M
-        codes[1] = _leaf_code(1)
-    at = k0
-    start[1] = at
-    for v, c, b in ((v1, c1, 2), (v2, c2, 3), (v3, c3, 4)):
-        values[at:at + v.shape[0]] = v
-        codes[at:at + v.shape[0]] = c
-        at += v.shape[0]
-        start[b] = at
-    return values, codes, start
-
-
-@numba.njit(cache=True)
-def _code_nodes(code):
-    if code[0] == NONE:
-        return 0
-    return 1 + (code[1] != NONE) + (code[4] != NONE)
+                if level < top:
+                    _offer(best_fp, best_nodes, codes, level, lfn[i] + rfn[j], lfp[i] + rfp[j], 1 + level, a,
+                           lcode, i, rcode, j, cap_fn, cap_fp)
+    # A tree within a smaller budget is within the larger ones: carry each slot up where it is better. Its
+    # node count (1 + level) differs from every candidate offered at the larger budget, so this keeps the
+    # same point as offering it there too, in the same order.
+    for t in range(1, top):
+        for fn in range(P + 1):
+            if best_fp[t - 1, fn] < best_fp[t, fn] or (best_fp[t - 1, fn] == best_fp[t, fn]
+                                                        and best_nodes[t - 1, fn] < best_nodes[t, fn]):
+                best_fp[t, fn], best_nodes[t, fn] = best_fp[t - 1, fn], best_nodes[t - 1, fn]
+                for c in range(7):
+                    codes[t, fn, c] = codes[t - 1, fn, c]
+    return best_fp, best_nodes, codes
 
 
 @numba.njit(cache=True)
@@ -362,13 +356,56 @@ def _named(codes, feats):
 
 
 @numba.njit(cache=True)
+def _merge_split(best_fp, best_nodes, codes, f, lv, lc, ln, l0, l1, rv, rc, rn, r0, r1):
+    """Offer every pair of left points ``l0:l1`` and right points ``r0:r1`` under a split on ``f`` to the slots.
+
+    A slot ``fn`` keeps the fewest false positives, then the fewest nodes (the first offered on
+    ties); its code is ``(f, left code, right code)``. Scalar copies only: a row view per candidate
+    costs a reference count.
+    """
+    w = lc.shape[1]
+    for i in range(l0, l1):
+        for j in range(r0, r1):
+            fn = int(lv[i, 0] + rv[j, 0])
+            fp = int(lv[i, 1] + rv[j, 1])
+            nodes = 1 + ln[i] + rn[j]
+            if fp < best_fp[fn] or (fp == best_fp[fn] and nodes < best_nodes[fn]):
+                best_fp[fn], best_nodes[fn] = fp, nodes
+                codes[fn, 0] = f
+                for c in range(w):
+                    codes[fn, 1 + c], codes[fn, 1 + w + c] = lc[i, c], rc[j, c]
+
+
+@numba.njit(cache=True)
+def _leaf_slots(P, M, width):
+    # The slots of a node holding its two leaves: label 0 → (P, 0), label 1 → (0, M); the first wins ties.
+    empty = np.iinfo(np.int64).max
+    best_fp = np.full(P + 1, empty, dtype=np.int64)
+    best_nodes = np.zeros(P + 1, dtype=np.int64)
+    codes = np.full((P + 1, width), NONE, dtype=np.int64)
+    for label, fn, fp in ((0, P, 0), (1, 0, M)):
+        if fp < best_fp[fn]:
+            best_fp[fn], best_nodes[fn] = fp, 0
+            codes[fn, 0], codes[fn, 1] = NONE, label
+    return best_fp, best_nodes, codes
+
+
+@numba.njit(cache=True)
+def _size(full):
+    N = 0
+    for w in range(full.shape[0]):
+        N += popcount(full[w])
+    return N
+
+
+@numba.njit(cache=True)
 def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, store):
     """Return the (FN, FP) front of every tree of depth ≤ 3 with at most ``budget`` branching nodes.
 
     The node's rows are packed (``bitcount.pack_rows``: features ``bits`` (q, W), classes
     ``cls`` (2, W), rows ``full``). Each split's left child is counted by popcount and the
     right one is the parent minus it (§3.6); both children's depth-two fronts come from
-    ``solve_f1`` and every node allocation's pairs go into the node's slots (fewest false
+    ``_fronts`` and every node allocation's pairs go into the node's slots (fewest false
     positives per FN count, then fewest nodes). Returns values (k, 2) by increasing FN,
     codes (k, 15) = (feature, left depth-two code, right depth-two code) with feature −1
     for a lone leaf whose label is at position 1, and node counts (k,).
@@ -380,19 +417,8 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
     at depth four each is solved once, not twice. ``base`` 0 turns the cache off.
     """
     S, C, tot = count_masked(bits, cls, full)
-    N = 0
-    for w in range(full.shape[0]):
-        N += popcount(full[w])
-    P, M = int(tot[1]), int(tot[0])
-    empty = np.iinfo(np.int64).max
-    best_fp = np.full(P + 1, empty, dtype=np.int64)
-    best_nodes = np.zeros(P + 1, dtype=np.int64)
-    codes = np.full((P + 1, 15), NONE, dtype=np.int64)
-    # The leaves: label 0 → (P, 0), label 1 → (0, M); the first offered wins ties.
-    for label, fn, fp in ((0, P, 0), (1, 0, M)):
-        if fp < best_fp[fn]:
-            best_fp[fn], best_nodes[fn] = fp, 0
-            codes[fn, 0], codes[fn, 1] = NONE, label
+    N = _size(full)
+    best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), 15)
     # Only the node's distinct features (not constant, not a twin of an earlier one) can split it or any
     # of its children usefully: count and solve over those alone, and name the originals in the codes.
     feats = _distinct_features(C, N)
@@ -400,6 +426,7 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
     bits = np.ascontiguousarray(bits[feats])
     S, C = _restrict(S, C, feats)
     left_bits = np.empty(W, dtype=np.uint64)
+    inf = np.array([np.inf, np.inf])
     half = 3
     for f in range(q):
         n1 = C[f, f]
@@ -412,31 +439,61 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
                 left_bits[w] = full[w] & ~bits[f, w]
             Sl, Cl, tl = count_masked(bits, cls, left_bits)
         if known[0]:
-            lv, lc, ls = store[index[keys[0]]]
+            lv, lc, ln, ls = store[index[keys[0]]]
         else:
-            lv, lc, ls = _child_fronts(Sl, Cl, tl, N - n1, min_leaf)
+            lv, lc, ln, ls = _fronts(Sl, Cl, tl, N - n1, inf, min_leaf, 3)
             lc = _named(lc, feats)
             if base > 0:
                 index[keys[0]] = len(store)
-                store.append((lv, lc, ls))
+                store.append((lv, lc, ln, ls))
         if known[1]:
-            rv, rc, rs = store[index[keys[1]]]
+            rv, rc, rn, rs = store[index[keys[1]]]
         else:
-            rv, rc, rs = _child_fronts(S - Sl, C - Cl, tot - tl, n1, min_leaf)
+            rv, rc, rn, rs = _fronts(S - Sl, C - Cl, tot - tl, n1, inf, min_leaf, 3)
             rc = _named(rc, feats)
             if base > 0:
                 index[keys[1]] = len(store)
-                store.append((rv, rc, rs))
+                store.append((rv, rc, rn, rs))
         for n_left in range(max(0, budget - 1 - half), min(budget - 1, half) + 1):
             n_right = budget - 1 - n_left
-            for i in range(ls[n_left], ls[n_left + 1]):
-                for j in range(rs[n_right], rs[n_right + 1]):
-                    fn = int(lv[i, 0] + rv[j, 0])
-                    fp = int(lv[i, 1] + rv[j, 1])
-                    nodes = 1 + _code_nodes(lc[i]) + _code_nodes(rc[j])
-                    if fp < best_fp[fn] or (fp == best_fp[fn] and nodes < best_nodes[fn]):
-                        best_fp[fn], best_nodes[fn] = fp, nodes
-                        codes[fn, 0] = feats[f]
-                        codes[fn, 1:8] = lc[i]
-                        codes[fn, 8:15] = rc[j]
+            _merge_split(best_fp, best_nodes, codes, feats[f], lv, lc, ln, ls[n_left], ls[n_left + 1],
+                         rv, rc, rn, rs[n_right], rs[n_right + 1])
     return _read_front(best_fp, best_nodes, codes)
+
+
+@numba.njit(cache=True)
+def solve_f1_depth_four(bits, cls, full, budget, min_leaf, base, index, store):
+    """Return the (FN, FP) front of every tree of depth ≤ 4 with at most ``budget`` branching nodes (a root).
+
+    Every distinct feature of the rows splits them; each child's front for each budget the
+    allocation needs is ``solve_f1_depth_three`` on the parent's bitsets under the child's row
+    mask (its path is the one decision; ``base``, ``index``, ``store`` its branch cache), and
+    the pairs go into the root's slots as there. Returns values (k, 2) by increasing FN, codes
+    (k, 31) = (feature, left depth-three code, right depth-three code) with feature −1 for a
+    lone leaf whose label is at position 1, node counts (k,), and the number of depth-three solves.
+    """
+    S, C, tot = count_masked(bits, cls, full)
+    N = _size(full)
+    best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), 31)
+    solved = 0
+    feats = _distinct_features(C, N)
+    W = bits.shape[1]
+    half = 7
+    path = np.empty(1, dtype=np.int64)
+    masks = np.empty((2, W), dtype=np.uint64)
+    for f in feats:
+        n1 = C[f, f]
+        if n1 < min_leaf or N - n1 < min_leaf:
+            continue
+        for w in range(W):
+            masks[0, w], masks[1, w] = full[w] & ~bits[f, w], full[w] & bits[f, w]
+        for n_left in range(max(0, budget - 1 - half), min(budget - 1, half) + 1):
+            n_right = budget - 1 - n_left
+            path[0] = 2 * f
+            lv, lc, ln = solve_f1_depth_three(bits, cls, masks[0], n_left, min_leaf, path, base, index, store)
+            path[0] = 2 * f + 1
+            rv, rc, rn = solve_f1_depth_three(bits, cls, masks[1], n_right, min_leaf, path, base, index, store)
+            solved += 2
+            _merge_split(best_fp, best_nodes, codes, f, lv, lc, ln, 0, lv.shape[0], rv, rc, rn, 0, rv.shape[0])
+    values, codes, nodes = _read_front(best_fp, best_nodes, codes)
+    return values, codes, nodes, solved

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.streed import depth2, front2, fronts
+from solver.streed.dp import count_nodes
 from tests.solver.streed.conftest import make_problem, root_front, run
 from tests.solver.streed.test_exhaustive import tree_value
 
@@ -172,3 +173,31 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
     assert kernel.front.values[0, 0] == recursion.front.values[0, 0]
     assert kernel.front.trees[0] == recursion.front.trees[0]
     assert np.isclose(tree_value(kernel.task, problem.X, kernel.front.trees[0])[0], kernel.front.values[0, 0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans())
+def test_f1_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, caching):
+    # front2.solve_f1_depth_four against dp.Solver._branch over depth-three kernels: same front, same fewest
+    # nodes per value, and every point's tree has its value (with and without the shared branch cache).
+    from solver.streed import dp
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(10, 120)), int(rng.integers(2, 8))
+    X = rng.integers(0, 2, (n, m))
+    X[:, -1] = 1 - X[:, 0]  # a complemented twin
+    y = (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
+    problem = make_problem(X, y)
+    params = {"task": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
+              "use_dataset_caching": caching, "use_branch_caching": caching}
+    kernel = run(problem, params)
+    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0  # the recursion
+    try:
+        recursion = run(problem, params)
+    finally:
+        dp.ROOT_KERNEL_CELLS = cells
+    fewest = {tuple(v): k for v, k in zip(recursion.front.values.tolist(), recursion.front.nodes.tolist())}
+    assert {tuple(v): k for v, k in zip(kernel.front.values.tolist(), kernel.front.nodes.tolist())} == fewest
+    for value, tree, k in zip(kernel.front.values, kernel.front.trees, kernel.front.nodes):
+        assert np.allclose(tree_value(kernel.task, problem.X, tree), value)
+        assert count_nodes(tree) == k
