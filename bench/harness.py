@@ -47,12 +47,14 @@ def run_isolated(target, timeout=None, **kwargs):
     return queue.get()
 
 
-def best_of(fit, repeats=5, budget=1.0):
+def best_of(fit, repeats=20, budget=1.0):
     """Call ``fit()`` until ``repeats`` calls or ``budget`` seconds; return (last result, fastest seconds, first seconds).
 
     Fits of a few milliseconds vary by tens of percent from one call to the next
-    (allocation, caches, the other core); the fastest of a few is the steadier
-    figure. A fit longer than ``budget`` runs once.
+    (allocation, caches, the other core), and on this shared machine by up to 2× between
+    runs of the same process: the fastest of many is the steadier figure (5 fits left
+    ratios of millisecond cases swinging from 0.4 to 1.4 between runs). A fit longer than
+    ``budget`` runs once.
     """
     times, spent = [], 0.0
     while len(times) < repeats and (not times or spent + times[-1] <= budget):

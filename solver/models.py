@@ -26,6 +26,26 @@ def _int_array(values):
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+def tree_dict(feature, left, right, prediction, counts, classes, features, kind):
+    """Return the JSON-able dict of a tree (``Tree.to_dict``) from plain lists, without building the ``Tree``.
+
+    ``counts`` is a list of per-node lists; ``features`` the problem's full predicate list.
+    """
+    return {
+        "type": "tree",
+        "version": MODEL_SCHEMA_VERSION,
+        "kind": kind,
+        "feature": feature,
+        "left": left,
+        "right": right,
+        "prediction": prediction,
+        "counts": counts,
+        "classes": [str(c) for c in classes],
+        "n_features": len(features),
+        "features": {str(j): features[j] for j in sorted({f for f in feature if f != LEAF})},
+    }
+
+
 @dataclass(eq=False)
 class Tree:
     """A binary decision tree over binary features.
@@ -154,20 +174,8 @@ class Tree:
 
     def to_dict(self):
         """Return a JSON-able dict; ``Tree.from_dict`` inverts it."""
-        used = sorted(set(self.feature[self.feature != LEAF].tolist()))
-        out = {
-            "type": "tree",
-            "version": MODEL_SCHEMA_VERSION,
-            "kind": self.kind,
-            "feature": self.feature.tolist(),
-            "left": self.left.tolist(),
-            "right": self.right.tolist(),
-            "prediction": self.prediction.tolist(),
-            "counts": self.counts.tolist(),
-            "classes": list(self.classes),
-            "n_features": len(self.features),
-            "features": {str(j): self.features[j] for j in used},
-        }
+        out = tree_dict(self.feature.tolist(), self.left.tolist(), self.right.tolist(), self.prediction.tolist(),
+                        self.counts.tolist(), self.classes, self.features, self.kind)
         if self.score is not None:
             out["score"] = self.score.tolist()
         if self.curves:

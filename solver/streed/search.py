@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.api import ProblemError
-from solver.models import LEAF, Tree
+from solver.models import LEAF, Tree, tree_dict
 from solver.streed import dp, treecounts
 from solver.streed.tasks import make_task
 
@@ -149,13 +149,15 @@ class STreeDSearch:
             order = np.argsort(front.values[:, 0], kind="stable")[:FRONT_POINTS_MAX]
             chosen = self.task.select(front.values)
             rows = self.distinct_rows()
-            with_tree = set(spread(len(order), FRONT_TREES_MAX, [k for k, i in enumerate(order) if i == chosen]))
+            with_tree = spread(len(order), FRONT_TREES_MAX, [k for k, i in enumerate(order) if i == chosen])
+            models = dict(zip(with_tree, tree_dicts([front.trees[order[k]] for k in with_tree], self.problem,
+                                                    self.task, rows)))
             out["front"] = []
             for k, i in enumerate(order):
                 point = {"values": self.task.describe(front.values[i]), "objective": self.task.objective(front.values[i]),
                          "chosen": bool(i == chosen)}
-                if k in with_tree:
-                    point["model"] = build_tree(front.trees[i], self.problem, self.task, rows).to_dict()
+                if k in models:
+                    point["model"] = models[k]
                 out["front"].append(point)
             out["front_size"] = len(front)
         return out
@@ -192,24 +194,54 @@ def build_tree(nested, problem, task, rows=None):
 
     ``rows``: ``distinct_rows(problem, task)`` when several trees are built for one problem.
     """
-    feature, left, right, prediction = [], [], [], []
+    return build_trees([nested], problem, task, rows)[0]
 
-    def add(node):
-        at = len(feature)
-        feature.append(LEAF)
-        left.append(-1)
-        right.append(-1)
-        prediction.append(node[0] if len(node) == 1 else 0)
-        if len(node) == 3:
-            feature[at] = node[0]
-            left[at] = add(node[1])
-            right[at] = add(node[2])
-            prediction[at] = prediction[left[at]]
-        return at
 
-    add(nested)
-    feature, left, right = (np.array(a, dtype=np.int64) for a in (feature, left, right))
+def build_trees(nested_trees, problem, task, rows=None):
+    """Return the ``solver.models.Tree`` of each nested-tuple tree, their node counts in one pass over the rows."""
+    flat, starts, counts = _flat_with_counts(nested_trees, problem, task, rows)
+    feature, left, right, prediction = (np.array(a, dtype=np.int64) for a in flat)
+    return [Tree(feature=feature[a:b], left=left[a:b], right=right[a:b], prediction=prediction[a:b],
+                 counts=counts[a:b], features=problem.features, classes=task.labels, kind=task.kind)
+            for a, b in zip(starts[:-1], starts[1:])]
+
+
+def tree_dicts(nested_trees, problem, task, rows=None):
+    """Return ``Tree.to_dict()`` of each nested-tuple tree, built from lists (a front's trees: no ``Tree`` each)."""
+    (feature, left, right, prediction), starts, counts = _flat_with_counts(nested_trees, problem, task, rows)
+    counts = counts.tolist()
+    return [tree_dict(feature[a:b], left[a:b], right[a:b], prediction[a:b], counts[a:b], task.labels,
+                      problem.features, task.kind)
+            for a, b in zip(starts[:-1], starts[1:])]
+
+
+def _flat_with_counts(nested_trees, problem, task, rows):
+    """Return the trees as lists (feature, left, right, prediction), their start offsets, and node counts.
+
+    Nodes are numbered parents first, a left subtree before the right one, children within
+    each tree; a branching node predicts what its leftmost leaf predicts.
+    """
+    feature, left, right, prediction, starts = [], [], [], [], [0]
+    for nested in nested_trees:
+        base = len(feature)
+        stack = [(nested, -1, left)]
+        while stack:
+            node, parent, side = stack.pop()
+            at = len(feature) - base
+            if parent >= 0:
+                side[base + parent] = at
+            feature.append(node[0] if len(node) == 3 else LEAF)
+            left.append(-1)
+            right.append(-1)
+            prediction.append(0 if len(node) == 3 else node[0])
+            if len(node) == 3:
+                stack.append((node[2], at, right))
+                stack.append((node[1], at, left))
+        for i in range(len(feature) - 1, base - 1, -1):  # children come after their parent
+            if feature[i] != LEAF:
+                prediction[i] = prediction[base + left[i]]
+        starts.append(len(feature))
     X, groups, weights, K = distinct_rows(problem, task) if rows is None else rows
-    counts = treecounts.node_counts(X, groups, weights, K, feature, left, right)
-    return Tree(feature=feature, left=left, right=right, prediction=np.array(prediction), counts=counts,
-                features=problem.features, classes=task.labels, kind=task.kind)
+    counts = treecounts.node_counts(X, groups, weights, K, *(np.array(a, dtype=np.int64)
+                                                             for a in (feature, left, right, starts)))
+    return (feature, left, right, prediction), starts, counts
