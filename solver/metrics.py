@@ -29,15 +29,20 @@ def rank_auc(y, score, weights=None):
     """
     y = np.asarray(y) == 1
     weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
-    pos, neg = weights[y].sum(), weights[~y].sum()
+    counts = np.column_stack([np.where(y, 0.0, weights), np.where(y, weights, 0.0)])
+    return _grouped_auc(np.asarray(score, dtype=np.float64), counts)
+
+
+def _grouped_auc(score, counts):
+    """Return the AUC of items with ``score`` and (negative, positive) weights ``counts`` (rows, or a tree's leaves)."""
+    neg, pos = counts[:, 0].sum(), counts[:, 1].sum()
     if pos == 0 or neg == 0:
         return None
     # Per distinct score, from the highest: negatives there times the positives above (ties count half).
-    values, group = np.unique(-np.asarray(score, dtype=np.float64), return_inverse=True)
-    p = np.bincount(group, weights=np.where(y, weights, 0.0), minlength=len(values))
-    n = np.bincount(group, weights=np.where(y, 0.0, weights), minlength=len(values))
-    area = float(np.dot(n, np.cumsum(p) - p / 2.0))
-    return float(area / (pos * neg))
+    values, group = np.unique(-score, return_inverse=True)
+    p = np.bincount(group, weights=counts[:, 1], minlength=len(values))
+    n = np.bincount(group, weights=counts[:, 0], minlength=len(values))
+    return float(float(np.dot(n, np.cumsum(p) - p / 2.0)) / (pos * neg))
 
 
 def classification_metrics(y, y_pred, n_classes, weights=None, score=None):
@@ -51,7 +56,15 @@ def classification_metrics(y, y_pred, n_classes, weights=None, score=None):
     score : array of float64, shape (n,), optional
         Positive-class scores (binary problems) for the AUC.
     """
-    C = confusion_matrix(y, y_pred, n_classes, weights)
+    out = _from_confusion(confusion_matrix(y, y_pred, n_classes, weights), len(y))
+    if n_classes == 2:
+        out["auc"] = rank_auc(y, score, weights) if score is not None else None
+    return out
+
+
+def _from_confusion(C, n_samples):
+    """Return the metrics of ``classification_metrics`` but the AUC, from the confusion matrix."""
+    n_classes = C.shape[0]
     total = C.sum()
     correct = np.trace(C)
     support = C.sum(axis=1)
@@ -60,7 +73,7 @@ def classification_metrics(y, y_pred, n_classes, weights=None, score=None):
     precision = np.divide(np.diag(C), predicted, out=np.zeros(n_classes), where=predicted > 0)
     f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(n_classes), where=precision + recall > 0)
     out = {
-        "n_samples": int(len(y)),
+        "n_samples": int(n_samples),
         "accuracy": float(correct / total) if total else None,
         "misclassifications": float(total - correct),
         "balanced_accuracy": float(recall[support > 0].mean()) if (support > 0).any() else None,
@@ -70,7 +83,6 @@ def classification_metrics(y, y_pred, n_classes, weights=None, score=None):
         out["f1"] = float(f1[1])
         out["precision"] = float(precision[1])
         out["recall"] = float(recall[1])
-        out["auc"] = rank_auc(y, score, weights) if score is not None else None
     else:
         out["f1_macro"] = float(f1[support > 0].mean()) if (support > 0).any() else None
     return out
@@ -100,29 +112,20 @@ def _classification(model, problem):
         y_pred = model.predict(problem.X)
         return classification_metrics(problem.y, y_pred, len(model.classes), problem.sample_weight,
                                       _score_rows(model, problem.X))
-    reached = model.apply(problem.X)  # once: predictions, scores and leaf counts all read it
-    binary = model.counts.shape[1] == 2
-    score = leaf_scores(model)[reached] if binary else None
-    out = classification_metrics(problem.y, model.prediction[reached], len(model.classes), problem.sample_weight,
-                                 score)
-    if binary:
-        out["leaf_counts"] = leaf_counts(model, problem, reached)
+    # A tree predicts (and scores) per leaf: every metric follows from the rows' class counts at each leaf,
+    # one pass over the rows (``classification_metrics`` on per-row predictions gives the same).
+    K, n_nodes = len(model.classes), model.n_nodes
+    if problem.n_samples and problem.y.max() >= K:
+        raise ValueError(f"the rows have a class index {int(problem.y.max())}; the tree knows {K} classes")
+    reached = model.apply(problem.X)
+    at = np.bincount(reached * K + problem.y, weights=problem.weights, minlength=n_nodes * K).reshape(n_nodes, K)
+    leaves = np.flatnonzero(model.is_leaf)
+    C = at[leaves].T @ np.eye(K)[model.prediction[leaves]]  # C[true, predicted]
+    out = _from_confusion(C, problem.n_samples)
+    if model.counts.shape[1] == 2:
+        out["auc"] = _grouped_auc(leaf_scores(model)[leaves], at[leaves])
+        out["leaf_counts"] = {"node": leaves.tolist(), "counts": at[leaves].tolist()}
     return out
-
-
-def leaf_counts(model, problem, reached=None):
-    """Return the (weighted) class counts of ``problem``'s rows at each leaf of a binary tree.
-
-    ``{"node": [leaf node, ...], "counts": [[negatives, positives], ...]}``: what an ROC curve of
-    the tree on these rows needs (``corelsweb.figures.roc``). ``reached``: the rows' leaves, if known.
-    """
-    nodes = np.flatnonzero(model.is_leaf)
-    reached = model.apply(problem.X) if reached is None else reached
-    weights = problem.weights
-    size = len(model.is_leaf)
-    per_class = [np.bincount(reached, weights=np.where(problem.y == k, weights, 0.0), minlength=size) for k in (0, 1)]
-    counts = np.column_stack(per_class)[nodes]
-    return {"node": nodes.tolist(), "counts": counts.tolist()}
 
 
 def _survival(model, problem):

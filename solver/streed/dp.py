@@ -164,7 +164,7 @@ class Solver:
     def __init__(self, task, X, config):
         self.task = task
         self.X = np.ascontiguousarray(X, dtype=np.uint8)
-        self.columns = [np.ascontiguousarray(self.X[:, f]).astype(bool) for f in range(self.X.shape[1])]
+        self._columns = None  # the features as boolean columns, made when the recursion first splits
         self.p = task.p
         self.scalar = self.p == 1
         self.min_leaf = int(config.get("min_samples_leaf", 1))
@@ -208,6 +208,11 @@ class Solver:
             self.relaxed._counts = self._counts  # the same rows and sums (A): share the pair counts and their cache
         self.f1_children = None  # F1 depth-two fronts shared between depth-three kernels (see _depth_three_f1)
         self.split_bounds = {}  # budget -> (rows, lower bound per root split) of the last depth-three node
+
+    def columns(self):
+        if self._columns is None:
+            self._columns = [np.ascontiguousarray(self.X[:, f]).astype(bool) for f in range(self.X.shape[1])]
+        return self._columns
 
     # -- cache -------------------------------------------------------------
     def _keys(self, ids, path, d, n):
@@ -405,7 +410,7 @@ class Solver:
         for f in features:
             if f in on_path:
                 continue  # never branch twice on a feature (one child would be empty)
-            right = self.columns[f][ids]
+            right = self.columns()[f][ids]
             n_right = int(right.sum())
             if n_right < self.min_leaf or len(ids) - n_right < self.min_leaf:
                 continue  # an empty (or too small) child: never better than the leaf

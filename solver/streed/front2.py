@@ -64,9 +64,10 @@ def _child_splits(neg, pos, active, a, side, totals, min_leaf, sfn, sfp, scode, 
 
     ``neg``, ``pos``: symmetric pair counts (k, k) of negatives and positives over the features
     ``active`` (codes name ``active[b]``); ``totals`` = (negatives, positives) of the node. The points
-    go from index ``at`` on, by increasing FN; returns the index after the last. With slots (``slot_fp`` of size positives + 1, all at
-    the int64 maximum) each candidate is one comparison; without (size 0) it is inserted into the
-    sorted staircase — cheaper when the positives far outnumber the features.
+    go from index ``at`` on, by increasing FN; returns the index after the last. With slots
+    (``slot_fp`` of size positives + 1, all at the int64 maximum) each candidate is one comparison;
+    without (size 0) it is inserted into the sorted staircase — cheaper when the positives far
+    outnumber the features.
     """
     k = at
     lo, hi = slot_fp.shape[0], -1

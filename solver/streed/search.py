@@ -17,6 +17,7 @@ from solver.streed.tasks import make_task
 
 FRONT_POINTS_MAX = 400  # front points kept in Result.extras
 FRONT_TREES_MAX = 40  # of which this many, spread along the front (the reported one included), carry their tree
+DISTINCT_FROM = 1000  # rows above which node counts walk the distinct rows (``distinct_rows``)
 
 
 def spread(n, limit, keep=()):
@@ -173,13 +174,16 @@ def distinct_rows(problem, task):
     """Return the training rows merged by (features, class or treatment): X (u, m), groups (u,), weights (u,), K.
 
     Node counts need only these: one walk per distinct row instead of per row
-    (compas: 6,907 rows, a few hundred distinct).
+    (compas: 6,907 rows, a few hundred distinct). Up to ``DISTINCT_FROM`` rows the rows
+    themselves are returned: walking them costs less than finding the distinct ones.
     """
     if task.kind == "policy":
         groups, weights, K = problem.treatment, np.ones(problem.n_samples), len(problem.treatments)
     else:
         groups, weights, K = problem.y, problem.weights, problem.n_classes
     groups = np.asarray(groups, dtype=np.int64)
+    if problem.n_samples <= DISTINCT_FROM:
+        return np.ascontiguousarray(problem.X, dtype=np.uint8), groups, np.asarray(weights, dtype=np.float64), K
     # One short byte string per row (bit-packed features, then the group) sorts far faster than the rows.
     packed = np.ascontiguousarray(np.column_stack([np.packbits(problem.X != 0, axis=1),
                                                    groups.astype("<i8").view(np.uint8).reshape(-1, 8)]))
