@@ -21,7 +21,7 @@ children. ``solve_f1_depth_three`` does a node of depth budget 3 in one call,
 import numba
 import numpy as np
 
-from solver.bitset import popcount
+from solver.bitset import count
 from solver.streed.bitcount import count_masked
 from solver.streed.depth2 import NONE
 
@@ -392,14 +392,6 @@ def _leaf_slots(P, M, width):
 
 
 @numba.njit(cache=True)
-def _size(full):
-    N = 0
-    for w in range(full.shape[0]):
-        N += popcount(full[w])
-    return N
-
-
-@numba.njit(cache=True)
 def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, store):
     """Return the (FN, FP) front of every tree of depth ≤ 3 with at most ``budget`` branching nodes.
 
@@ -418,7 +410,7 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
     at depth four each is solved once, not twice. ``base`` 0 turns the cache off.
     """
     S, C, tot = count_masked(bits, cls, full)
-    N = _size(full)
+    N = count(full)
     best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), 15)
     # Only the node's distinct features (not constant, not a twin of an earlier one) can split it or any
     # of its children usefully: count and solve over those alone, and name the originals in the codes.
@@ -474,7 +466,7 @@ def solve_f1_depth_four(bits, cls, full, budget, min_leaf, base, index, store):
     lone leaf whose label is at position 1, node counts (k,), and the number of depth-three solves.
     """
     S, C, tot = count_masked(bits, cls, full)
-    N = _size(full)
+    N = count(full)
     best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), 31)
     solved = 0
     feats = _distinct_features(C, N)

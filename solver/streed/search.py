@@ -234,10 +234,10 @@ def _flat_with_counts(nested_trees, problem, task, rows):
             at = len(feature) - base
             if parent >= 0:
                 side[base + parent] = at
-            feature.append(node[0] if len(node) == 3 else LEAF)
+            feature.append(int(node[0]) if len(node) == 3 else LEAF)  # plain ints: the lists go to JSON as they are
             left.append(-1)
             right.append(-1)
-            prediction.append(0 if len(node) == 3 else node[0])
+            prediction.append(0 if len(node) == 3 else int(node[0]))
             if len(node) == 3:
                 stack.append((node[2], at, right))
                 stack.append((node[1], at, left))

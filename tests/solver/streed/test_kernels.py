@@ -133,29 +133,53 @@ def test_fewest_first_pair_on_lines_is_the_full_scan(data, k_left, k_right, line
 def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_root):
     # The one-kernel depth-three F1 node (front2.solve_f1_depth_three) against the recursion over
     # depth-two children: same front and fewest nodes per value, at the root (depth 3) and below it (depth 4).
-    rng = np.random.default_rng(seed)
-    n, m = int(rng.integers(20, 90)), int(rng.integers(2, 7))
-    X = rng.integers(0, 2, (n, m))
-    y = (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
-    problem = make_problem(X, y)
+    problem = _noisy_problem(seed, (20, 90), (2, 7))
     params = {"task": "f1", "max_depth": 3 if at_root else 4, "max_nodes": nodes, "min_samples_leaf": min_leaf}
     kernel = run(problem, params)
     recursion = run(problem, {**params, "use_depth_two_solver": False})
     assert root_front(kernel) == root_front(recursion)
-    fewest = {tuple(v): k for v, k in zip(recursion.front.values.tolist(), recursion.front.nodes.tolist())}
-    assert {tuple(v): k for v, k in zip(kernel.front.values.tolist(), kernel.front.nodes.tolist())} == fewest
+    _assert_same_front(kernel, recursion, problem)
     if at_root and nodes >= 3:  # fewer nodes cap the depth below 3
         assert kernel.solver.counters["depth_three_calls"] == 1
-    for value, tree in zip(kernel.front.values, kernel.front.trees):  # children shared between kernels keep their trees
+
+
+def _root_kernel_and_recursion(problem, params):
+    # The search with its depth-four root in one kernel, and with the recursion there.
+    from solver.streed import dp
+
+    kernel = run(problem, params)
+    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0
+    try:
+        return kernel, run(problem, params)
+    finally:
+        dp.ROOT_KERNEL_CELLS = cells
+
+
+def _noisy_problem(seed, rows, columns, twin=False):
+    # Random 0/1 columns (the last one the complement of the first with ``twin``); the label is x0 with 30 % noise.
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(*rows)), int(rng.integers(*columns))
+    X = rng.integers(0, 2, (n, m))
+    if twin:
+        X[:, -1] = 1 - X[:, 0]
+    y = (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
+    return make_problem(X, y)
+
+
+def _assert_same_front(kernel, recursion, problem):
+    # The same values with the same fewest nodes each; every kernel point's tree has its value and size
+    # (children shared between kernels keep their trees).
+    fewest = {tuple(v): k for v, k in zip(recursion.front.values.tolist(), recursion.front.nodes.tolist())}
+    assert {tuple(v): k for v, k in zip(kernel.front.values.tolist(), kernel.front.nodes.tolist())} == fewest
+    for value, tree, k in zip(kernel.front.values, kernel.front.trees, kernel.front.nodes):
         assert np.allclose(tree_value(kernel.task, problem.X, tree), value)
+        assert count_nodes(tree) == k
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans(), st.booleans(), st.booleans())
 def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, similarity, upper, three_classes):
     # bitcount.solve_depth_four_root against dp.Solver._branch over depth-three children: same value, same tree.
-    from solver.streed import dp
-
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(10, 120)), int(rng.integers(2, 8))
     X = rng.integers(0, 2, (n, m))
@@ -164,12 +188,7 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
     problem = make_problem(X, y, n_classes=3 if three_classes else 2)
     params = {"task": "accuracy", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
               "use_similarity_lower_bound": similarity, "use_upper_bound": upper}
-    kernel = run(problem, params)
-    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0  # the recursion
-    try:
-        recursion = run(problem, params)
-    finally:
-        dp.ROOT_KERNEL_CELLS = cells
+    kernel, recursion = _root_kernel_and_recursion(problem, params)
     assert kernel.front.values[0, 0] == recursion.front.values[0, 0]
     assert kernel.front.trees[0] == recursion.front.trees[0]
     assert np.isclose(tree_value(kernel.task, problem.X, kernel.front.trees[0])[0], kernel.front.values[0, 0])
@@ -180,24 +199,8 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
 def test_f1_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, caching):
     # front2.solve_f1_depth_four against dp.Solver._branch over depth-three kernels: same front, same fewest
     # nodes per value, and every point's tree has its value (with and without the shared branch cache).
-    from solver.streed import dp
-
-    rng = np.random.default_rng(seed)
-    n, m = int(rng.integers(10, 120)), int(rng.integers(2, 8))
-    X = rng.integers(0, 2, (n, m))
-    X[:, -1] = 1 - X[:, 0]  # a complemented twin
-    y = (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
-    problem = make_problem(X, y)
+    problem = _noisy_problem(seed, (10, 120), (2, 8), twin=True)
     params = {"task": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
               "use_dataset_caching": caching, "use_branch_caching": caching}
-    kernel = run(problem, params)
-    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0  # the recursion
-    try:
-        recursion = run(problem, params)
-    finally:
-        dp.ROOT_KERNEL_CELLS = cells
-    fewest = {tuple(v): k for v, k in zip(recursion.front.values.tolist(), recursion.front.nodes.tolist())}
-    assert {tuple(v): k for v, k in zip(kernel.front.values.tolist(), kernel.front.nodes.tolist())} == fewest
-    for value, tree, k in zip(kernel.front.values, kernel.front.trees, kernel.front.nodes):
-        assert np.allclose(tree_value(kernel.task, problem.X, tree), value)
-        assert count_nodes(tree) == k
+    kernel, recursion = _root_kernel_and_recursion(problem, params)
+    _assert_same_front(kernel, recursion, problem)
