@@ -367,7 +367,9 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
     binary features of one column pay once), ``f1`` (best F1 over the front of
     false negatives and false positives), ``demographic_parity`` or
     ``equality_of_opportunity`` (fewest errors with discrimination at most
-    ``delta``; ``fit`` then needs ``group``, 0/1 per row). Other parameters are
+    ``delta``; ``fit`` then needs ``group``, 0/1 per row). ``misclassification_costs``
+    (``cost_sensitive``): a K × K table, row = true class, column = predicted, in the
+    order of ``classes_`` (or the registry's text, ``"0 1; 5 0"``). Other parameters are
     the registry's (``solver/streed/params.py``). ``front_`` holds the root
     front of F1 and fairness fits (every point's values; the trees of 40 points spread along it,
     the reported one included, under ``"model"``).
@@ -376,7 +378,8 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
     algorithm = "streed"
 
     def __init__(self, *, task="accuracy", max_depth=3, max_nodes=None, min_samples_leaf=1, delta=0.01,
-                 teacher="doubly_robust", capacity=None, reference_treatment=None, use_depth_two_solver=True,
+                 misclassification_costs=None, teacher="doubly_robust", capacity=None, reference_treatment=None,
+                 use_depth_two_solver=True,
                  use_upper_bound=True, use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
                  use_branch_caching=False, time_limit=None, node_limit=None, binarize="quantile:16"):
         self.task = task
@@ -384,6 +387,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
         self.max_nodes = max_nodes
         self.min_samples_leaf = min_samples_leaf
         self.delta = delta
+        self.misclassification_costs = misclassification_costs
         self.teacher = teacher
         self.capacity = capacity
         self.reference_treatment = reference_treatment
@@ -428,7 +432,25 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
         problem = make_problem(table, Roles(**roles), self.binarize)
         if sample_weight is not None:
             problem = Problem(**{**problem.__dict__, "sample_weight": np.asarray(sample_weight, dtype=np.float64)})
+        self._costs_text = self._costs(problem, np.unique(y))
         return problem
+
+    def _costs(self, problem, classes):
+        # A table of costs is in the order of classes_ (``classes``); the solver reads a text in the problem's order.
+        costs = self.misclassification_costs
+        if costs is None or isinstance(costs, str):
+            return costs
+        M = np.asarray(costs, dtype=np.float64)
+        K = len(classes)
+        if M.shape != (K, K):
+            raise ValueError(f"misclassification_costs needs a {K} × {K} table, one row per class of classes_.")
+        names = [str(_label_text(c)) for c in classes]
+        at = [names.index(c) for c in problem.classes]
+        number = [[repr(float(x)).removesuffix(".0") for x in row] for row in M]
+        return "; ".join(" ".join(number[i][j] for j in at) for i in at)
+
+    def _solver_params(self):
+        return {**super()._solver_params(), "misclassification_costs": self._costs_text}
 
 
 class STreeDPolicyTree(BaseEstimator):

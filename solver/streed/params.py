@@ -4,6 +4,7 @@ Depth-limited optimal trees for separable objectives and constraints by
 dynamic programming. Kept light: no numba here (the web process imports it).
 """
 
+import math
 from dataclasses import replace
 
 from solver.registry import Algorithm, Param, ParameterError, max_depth_param
@@ -25,6 +26,31 @@ def _requires(config):
 def _check(config):
     if config["task"] in ("f1", "demographic_parity", "equality_of_opportunity") and config["min_samples_leaf"] < 1:
         raise ParameterError("min_samples_leaf must be at least 1.")
+    if config["task"] == "cost_sensitive" and config.get("misclassification_costs"):
+        try:
+            cost_rows(config["misclassification_costs"])
+        except ValueError as e:
+            raise ParameterError(f"{str(e)[0].upper()}{str(e)[1:]}.") from None
+
+
+def cost_rows(text):
+    """Return the rows of a misclassification-cost text (``"0 1; 5 0"``) as lists of floats.
+
+    Raises ``ValueError`` saying what is wrong: not numbers, not a square table of at least two
+    classes, a negative or infinite cost. Whether it has one row per class is for the data to say.
+    """
+    shown = text.strip()
+    rows = [row.replace(",", " ").split() for row in shown.strip(";").split(";")]
+    try:
+        values = [[float(x) for x in row] for row in rows]
+    except ValueError:
+        raise ValueError(f"the misclassification costs must be numbers; got {shown!r}") from None
+    if len(values) < 2 or any(len(row) != len(values) for row in values):
+        raise ValueError("the misclassification costs must be a square table: one row per class, rows separated "
+                         f"by ';', as many numbers in each as there are rows; got {shown!r}")
+    if not all(math.isfinite(x) and x >= 0 for row in values for x in row):
+        raise ValueError(f"the misclassification costs must be finite numbers ≥ 0; got {shown!r}")
+    return values
 
 
 ALGORITHM = Algorithm(
@@ -56,6 +82,13 @@ ALGORITHM = Algorithm(
               "same among positive rows (equality of opportunity), on the training data.",
               label="Fairness δ", minimum=0.0, maximum=1.0, group="objective",
               visible_when={"task": ("demographic_parity", "equality_of_opportunity")}),
+        Param("misclassification_costs", "text", None,
+              "What each error costs: one row per true class, one number per predicted class, rows separated by "
+              "';', numbers by spaces or commas, classes in the order the label's values sort (the confusion "
+              "matrix's order). For classes no, yes: '0 1; 5 0' makes a missed yes cost 5 and a false yes 1. "
+              "Empty: every error costs 1.",
+              label="Misclassification costs", optional=True, group="objective",
+              visible_when={"task": ("cost_sensitive",)}),
         Param("teacher", "choice", "doubly_robust",
               "How each row scores each treatment: direct (a ridge regression of the outcome per treatment), "
               "ipw (observed outcome over the treatment's share) or doubly_robust (both).",

@@ -50,3 +50,26 @@ def test_a_capacity_constrained_policy_run_shows_its_front_and_treats_at_most_th
     assert "Share of rows treated" in page and "Treatment capacity" in page
     assert "fig-streed-policy" in page
     assert "Treated: sent to any treatment but 0." in page  # no reference given: the first in sorted order
+
+
+def test_a_cost_sensitive_run_takes_its_misclassification_costs_from_the_form(
+        alice_client, alice, eager_celery, django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    dataset = make_dataset(alice, data=CSV, name="xor")
+    url = reverse("run-new", args=[dataset.pk, "streed"])
+    assert 'name="p_misclassification_costs"' in alice_client.get(url).content.decode()
+    form = {"time_limit": 30, "memory_limit_mb": 1024, "p_task": "cost_sensitive", "p_max_depth": 2,
+            "p_min_samples_leaf": 1, "p_delta": 0.01, "p_teacher": "doubly_robust"}
+    bad = alice_client.post(url, {**form, "p_misclassification_costs": "0 1; 5"})
+    assert bad.status_code == 400 and "must be a square table" in bad.content.decode()
+    assert not Run.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        alice_client.post(url, {**form, "p_misclassification_costs": "0 1; 5 0"})
+    run = Run.objects.get()
+    assert run.status == Run.Status.OPTIMAL and run.params["misclassification_costs"] == "0 1; 5 0"
+    # The reported cost is a false 1 at 1 and a missed 1 at 5, by the training confusion matrix.
+    C = run.result["metrics"]["confusion_matrix"]
+    assert run.result["extras"]["value"]["cost"] == C[0][1] * 1 + C[1][0] * 5
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert "0 1; 5 0" in page

@@ -8,6 +8,7 @@ measured attributes (§3.5).
 
 import numpy as np
 
+from solver.streed.params import cost_rows
 from solver.streed.tasks import Task, TestCosts
 from solver.streed.tasks.accuracy import one_hot
 
@@ -19,9 +20,28 @@ def attributes(problem):
     return np.array([index.setdefault(name, len(index)) for name in names], dtype=np.int64)
 
 
+def parse_costs(text, classes):
+    """Return the matrix M (K, K) written as rows ``"0 1; 5 0"`` (true class by row, predicted by column).
+
+    Raises ``ValueError`` naming what is wrong and the classes in their order.
+    """
+    M = np.array(cost_rows(text))
+    if M.shape[0] != len(classes):
+        order = ", ".join(str(c) for c in classes)
+        raise ValueError(f"the misclassification costs have {M.shape[0]} rows but the label has {len(classes)} "
+                         f"classes; write one row per true class, in the order {order}")
+    return M
+
+
 def make(problem, config, costs=None, misclassification=None):
-    """``costs``: a ``TestCosts`` (default: ``problem.feature_cost``, no groups); ``misclassification``: M (K, K)."""
+    """``costs``: a ``TestCosts`` (default: ``problem.feature_cost``, no groups); ``misclassification``: M (K, K).
+
+    Without ``misclassification`` the matrix is ``config["misclassification_costs"]`` (``parse_costs``),
+    else 1 − I.
+    """
     K = problem.n_classes
+    if misclassification is None and config.get("misclassification_costs"):
+        misclassification = parse_costs(config["misclassification_costs"], problem.classes)
     M = np.asarray(misclassification if misclassification is not None else 1.0 - np.eye(K), dtype=np.float64)
     if M.shape != (K, K) or (M < 0).any():
         raise ValueError("the misclassification costs must be a non-negative K × K matrix")

@@ -64,3 +64,20 @@ def test_policy_tree_capacity_counts_every_treatment_but_the_reference():
     assert policy.result_.extras["reference_treatment"] == "1"
     default = STreeDPolicyTree(max_depth=2, teacher="direct", capacity=0.2).fit(X, treatment, outcome).predict(X)
     assert (default == "1").mean() <= 0.2  # no reference given: "0", the first in sorted order
+
+
+def test_misclassification_costs_follow_classes_order():
+    # Labels "no"/"yes" (classes_ order) with a missed "yes" costing 5: the table and its text give one tree,
+    # whose reported cost is that of its training confusion matrix.
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (80, 4))
+    y = np.where((X[:, 0] & X[:, 1]) | (rng.random(80) < 0.2), "yes", "no")
+    table = STreeDClassifier(task="cost_sensitive", max_depth=2, misclassification_costs=[[0, 1], [5, 0]]).fit(X, y)
+    text = STreeDClassifier(task="cost_sensitive", max_depth=2, misclassification_costs="0 1; 5 0").fit(X, y)
+    predicted = table.predict(X)
+    cost = np.sum((y == "no") & (predicted == "yes")) + 5 * np.sum((y == "yes") & (predicted == "no"))
+    assert table.result_.extras["value"]["cost"] == cost == text.result_.extras["value"]["cost"]
+    accuracy = STreeDClassifier(max_depth=2).fit(X, y).predict(X)
+    assert np.sum((y == "yes") & (predicted == "no")) <= np.sum((y == "yes") & (accuracy == "no"))
+    with pytest.raises(ValueError, match="needs a 2 × 2 table"):
+        STreeDClassifier(task="cost_sensitive", misclassification_costs=[[0, 1, 1]]).fit(X, y)

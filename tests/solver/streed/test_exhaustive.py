@@ -164,3 +164,47 @@ def test_an_unknown_reference_treatment_is_refused_by_name():
     problem = make_problem(rng.integers(0, 2, (20, 3)), treatment=np.arange(20) % 2, outcome=rng.normal(size=20))
     with pytest.raises(ProblemError, match="reference treatment 'placebo' is not a value of the treatment column"):
         solve(problem, "streed", {"task": "policy", "max_depth": 2, "capacity": 0.5, "reference_treatment": "placebo"})
+
+
+def test_misclassification_costs_from_text_are_true_class_by_predicted_class():
+    # "0 1; 5 0": a missed 1 costs 5, a false 1 costs 1. One positive and three negatives: a lone leaf predicting
+    # 1 costs 3, predicting 0 costs 5 (transposed, the leaf would predict 0 at cost 1).
+    from solver.api import solve
+    from solver.streed.params import ALGORITHM
+    from solver.streed.tasks import make_task
+
+    problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
+    params = {"task": "cost_sensitive", "max_depth": 1, "misclassification_costs": "0 1; 5 0"}
+    result = solve(problem, "streed", params)
+    assert result.extras["value"] == {"cost": 3.0} and result.model.prediction[0] == 1
+    config = ALGORITHM.clean(params)
+    written = make_task(problem, config)
+    given = make_task(problem, {**config, "misclassification_costs": None}, misclassification=[[0, 1], [5, 0]])
+    assert np.array_equal(written.L, given.L)
+    assert np.array_equal(make_task(problem, {**config, "misclassification_costs": " 0, 1 ;5,0; "}).L, given.L)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0 1; 5", "must be a square table: one row per class"),
+    ("0 one; 5 0", "must be numbers"),
+    ("0 1; -5 0", "finite numbers ≥ 0"),
+    ("0 inf; 5 0", "finite numbers ≥ 0"),
+    ("7", "must be a square table"),
+])
+def test_malformed_misclassification_costs_are_parameter_errors(text, message):
+    from solver.api import solve
+    from solver.registry import ParameterError
+
+    problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
+    with pytest.raises(ParameterError, match=message):
+        solve(problem, "streed", {"task": "cost_sensitive", "max_depth": 1, "misclassification_costs": text})
+
+
+def test_misclassification_costs_of_another_size_than_the_classes_name_their_order():
+    from solver.api import ProblemError, solve
+
+    problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
+    with pytest.raises(ProblemError, match="3 rows but the label has 2 classes; write one row per true class, in "
+                                           "the order 0, 1"):
+        solve(problem, "streed", {"task": "cost_sensitive", "max_depth": 1,
+                                  "misclassification_costs": "0 1 1; 1 0 1; 1 1 0"})
