@@ -58,7 +58,7 @@ ALGORITHM = Algorithm(
     title="STreeD (separable optimal trees, 2023)",
     summary=(
         "Depth-limited optimal trees by dynamic programming for any separable objective: accuracy, "
-        "cost-sensitive classification with test costs, the F1 score (through the Pareto front of false "
+        "cost-sensitive classification (misclassification and test costs), the F1 score (through the Pareto front of false "
         "negatives and false positives), accuracy under demographic-parity or equal-opportunity constraints, "
         "and prescriptive policy trees. Proves the optimum for the given depth and node limits."
     ),
@@ -66,7 +66,7 @@ ALGORITHM = Algorithm(
     params=(
         Param("task", "choice", "accuracy",
               "What the tree optimises: accuracy (fewest misclassifications), cost_sensitive (misclassification "
-              "plus feature test costs), f1 (best F1 over the front of false negatives and false positives), "
+              "costs, below, plus feature test costs), f1 (best F1 over the front of false negatives and false positives), "
               "demographic_parity / equality_of_opportunity (fewest errors with discrimination at most δ), "
               "policy (the treatment assignment with the highest estimated outcome).",
               choices=TASKS, group="objective"),
