@@ -58,16 +58,16 @@ ALGORITHM = Algorithm(
     title="STreeD (separable optimal trees, 2023)",
     summary=(
         "Depth-limited optimal trees by dynamic programming for any separable objective: accuracy, "
-        "cost-sensitive classification (misclassification and test costs), the F1 score (through the Pareto front of false "
-        "negatives and false positives), accuracy under demographic-parity or equal-opportunity constraints, "
-        "and prescriptive policy trees. Proves the optimum for the given depth and node limits."
+        "cost-sensitive classification (misclassification and test costs), the F1 score (through the Pareto "
+        "front of false negatives and false positives), accuracy under demographic-parity or equal-opportunity "
+        "constraints, and prescriptive policy trees. Proves the optimum for the given depth and node limits."
     ),
     search_module="solver.streed.search",
     params=(
         Param("task", "choice", "accuracy",
               "What the tree optimises: accuracy (fewest misclassifications), cost_sensitive (misclassification "
-              "costs, below, plus feature test costs), f1 (best F1 over the front of false negatives and false positives), "
-              "demographic_parity / equality_of_opportunity (fewest errors with discrimination at most δ), "
+              "costs, below, plus feature test costs), f1 (best F1 over the front of false negatives and false "
+              "positives), demographic_parity / equality_of_opportunity (fewest errors with discrimination at most δ), "
               "policy (the treatment assignment with the highest estimated outcome).",
               choices=TASKS, group="objective"),
         replace(max_depth_param(default=3, optional=False, maximum=8),
@@ -84,9 +84,9 @@ ALGORITHM = Algorithm(
               visible_when={"task": ("demographic_parity", "equality_of_opportunity")}),
         Param("misclassification_costs", "text", None,
               "What each error costs: one row per true class, one number per predicted class, rows separated by "
-              "';', numbers by spaces or commas, classes in the order the label's values sort (the confusion "
-              "matrix's order). For classes no, yes: '0 1; 5 0' makes a missed yes cost 5 and a false yes 1. "
-              "Empty: every error costs 1.",
+              "';', numbers by spaces or commas, classes in the confusion matrix's order (sorted, the positive "
+              "class last when one is chosen). For classes no, yes: '0 1; 5 0' makes a missed yes cost 5 and a "
+              "false yes 1. Empty: every error costs 1.",
               label="Misclassification costs", optional=True, group="objective",
               visible_when={"task": ("cost_sensitive",)}),
         Param("teacher", "choice", "doubly_robust",
