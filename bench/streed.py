@@ -120,11 +120,14 @@ def run_case(name, task, depth, time_limit):
 
 
 def _faster(kept, new):
-    """Keep the first run's values and first fit; the fastest fit and the largest peak memory of all runs."""
+    """Keep the first run's values and first fit; the fastest fit, the largest peak memory and any error of all runs."""
     if kept is None:
         return new
     if new.get("fit_seconds") and kept.get("fit_seconds"):
         kept["fit_seconds"] = min(kept["fit_seconds"], new["fit_seconds"])
+    if new.get("value") != kept.get("value"):
+        new.setdefault("error", f"another optimum in a later run: {new.get('value')} after {kept.get('value')}")
+    kept["error"] = kept.get("error") or new.get("error")
     kept["peak_rss_bytes"] = max(kept.get("peak_rss_bytes", 0), new.get("peak_rss_bytes", 0))
     return kept
 
