@@ -21,7 +21,9 @@ pystreed = pytest.importorskip("pystreed")
 pytestmark = pytest.mark.reference
 
 DATASETS = ("monk1", "monk2", "monk3", "car-evaluation", "tic-tac-toe", "compas-osdt-binary")
+ALL = DATASETS + ("hypothyroid",)  # every shared binary classification file
 LIMITS = ((2, None), (3, None), (3, 2), (3, 4))
+DEEP = ((4, None), (4, 9))  # depth 4, and a node budget below its 15
 TOL = dict(rel=1e-9, abs=1e-9)
 
 
@@ -35,8 +37,8 @@ def reference_options(depth, nodes, complexity=True):
     return {**out, "cost_complexity": 0.0} if complexity else out
 
 
-@pytest.mark.parametrize("name", DATASETS)
-@pytest.mark.parametrize("depth, nodes", LIMITS)
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("depth, nodes", LIMITS + DEEP)
 def test_accuracy_matches_pystreed(name, depth, nodes):
     X, y = load(name)
     reference = pystreed.STreeDClassifier(optimization_task="accuracy", **reference_options(depth, nodes)).fit(X, y)
@@ -44,8 +46,8 @@ def test_accuracy_matches_pystreed(name, depth, nodes):
     assert ours.front.values[0, 0] == int((reference.predict(X) != y).sum())
 
 
-@pytest.mark.parametrize("name", DATASETS)
-@pytest.mark.parametrize("depth, nodes", LIMITS[:3])
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("depth, nodes", LIMITS[:3] + DEEP)
 def test_f1_matches_pystreed(name, depth, nodes):
     X, y = load(name)
     reference = pystreed.STreeDClassifier(optimization_task="f1-score", **reference_options(depth, nodes)).fit(X, y)
@@ -56,11 +58,16 @@ def test_f1_matches_pystreed(name, depth, nodes):
 
 
 @pytest.mark.parametrize("name", DATASETS)
-@pytest.mark.parametrize("depth", (2, 3))
+@pytest.mark.parametrize("depth", (2, 3, 4))
 @pytest.mark.parametrize("task, reference_task", [("demographic_parity", "group-fairness"),
                                                   ("equality_of_opportunity", "equality-of-opportunity")])
 def test_fairness_matches_pystreed(name, depth, task, reference_task):
     # The first column is the protected group; pystreed never branches on it, and here it is not a feature.
+    if depth == 4 and name == "tic-tac-toe":
+        pytest.skip("pystreed does not finish in minutes (demographic parity: stopped at 120 s with 152 errors where "
+                    "ours proves 139, bench/README.md)")
+    if depth == 4 and name == "car-evaluation" and task == "equality_of_opportunity":
+        pytest.skip("pystreed 1.4.0 crashes on this one (segmentation fault in its fit)")
     X, y = load(name)
     delta = 0.05
     reference = pystreed.STreeDGroupFairnessClassifier(
