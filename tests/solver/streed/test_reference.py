@@ -57,25 +57,84 @@ def test_f1_matches_pystreed(name, depth, nodes):
     assert ours.task.describe(ours.chosen()[0])["F1"] == pytest.approx(f1_task.f1_score(fn, fp, y.sum()), **TOL)
 
 
+# Depth-4 fairness cases pystreed 1.4.0 cannot prove: it stops at its time limit (seconds given), or its fit
+# crashes. Tic-tac-toe demographic parity gets the benchmark's 120 s: with 20 s its fit crashed too.
+UNPROVED = {("tic-tac-toe", "demographic_parity"): ("limit", 120),
+            ("tic-tac-toe", "equality_of_opportunity"): ("limit", 20),
+            ("car-evaluation", "equality_of_opportunity"): ("crash", 20)}
+DELTA = 0.05
+
+
 @pytest.mark.parametrize("name", DATASETS)
 @pytest.mark.parametrize("depth", (2, 3, 4))
 @pytest.mark.parametrize("task, reference_task", [("demographic_parity", "group-fairness"),
                                                   ("equality_of_opportunity", "equality-of-opportunity")])
 def test_fairness_matches_pystreed(name, depth, task, reference_task):
     # The first column is the protected group; pystreed never branches on it, and here it is not a feature.
-    if depth == 4 and name == "tic-tac-toe":
-        pytest.skip("pystreed does not finish in minutes (demographic parity: stopped at 120 s with 152 errors where "
-                    "ours proves 139, bench/README.md)")
-    if depth == 4 and name == "car-evaluation" and task == "equality_of_opportunity":
-        pytest.skip("pystreed 1.4.0 crashes on this one (segmentation fault in its fit)")
+    if depth == 4 and (name, task) in UNPROVED:
+        check_fairness_pystreed_cannot_prove(name, task, reference_task, *UNPROVED[name, task])
+        return
     X, y = load(name)
-    delta = 0.05
     reference = pystreed.STreeDGroupFairnessClassifier(
-        optimization_task=reference_task, discrimination_limit=delta, sensitive_feature=0,
+        optimization_task=reference_task, discrimination_limit=DELTA, sensitive_feature=0,
         **reference_options(depth, None, complexity=False)).fit(X, y)
     errors = int((reference.predict(X) != y).sum())
-    ours = run(make_problem(X[:, 1:], y, group=X[:, 0]), {"task": task, "max_depth": depth, "delta": delta})
+    ours = run(make_problem(X[:, 1:], y, group=X[:, 0]), {"task": task, "max_depth": depth, "delta": DELTA})
     assert ours.chosen()[0][0] == errors
+
+
+def check_fairness_pystreed_cannot_prove(name, task, reference_task, how, seconds):
+    """Depth 4 where pystreed proves nothing: check ours by itself, and against what pystreed does give.
+
+    Our tree's errors and discrimination are recomputed from its predictions; its errors are at most
+    the depth-3 optimum (which pystreed confirms above). pystreed runs in its own process with a time
+    limit: where it stops at the limit, its (feasible) tree has at least our errors; where it crashes,
+    the crash is asserted, so that a fixed pystreed turns this back into an exact comparison.
+    """
+    from bench.harness import run_isolated
+
+    X, y = load(name)
+    problem = make_problem(X[:, 1:], y, group=X[:, 0])
+    value, tree = run(problem, {"task": task, "max_depth": 4, "delta": DELTA}).chosen()
+    predicted = _predict(tree, X[:, 1:])
+    assert int((predicted != y).sum()) == value[0]
+    assert _discrimination(predicted, X[:, 0], y, task) <= DELTA
+    assert value[0] <= run(problem, {"task": task, "max_depth": 3, "delta": DELTA}).chosen()[0][0]
+    reference = run_isolated("tests.solver.streed.test_reference:reference_fairness", timeout=seconds + 100,
+                             name=name, reference_task=reference_task, time_limit=seconds)
+    if how == "crash":
+        assert reference.get("error", "").startswith("process died"), reference
+        return
+    assert reference.get("error") is None and not reference["optimal"], reference
+    theirs = np.array(reference["predicted"])
+    assert _discrimination(theirs, X[:, 0], y, task) <= DELTA
+    assert value[0] <= int((theirs != y).sum())
+
+
+def reference_fairness(name, reference_task, time_limit):
+    """pystreed's depth-4 fairness fit (run in a process of its own: it may crash): its predictions, proved or not."""
+    X, y = load(name)
+    options = {**reference_options(4, None, complexity=False), "time_limit": time_limit}
+    model = pystreed.STreeDGroupFairnessClassifier(optimization_task=reference_task, discrimination_limit=DELTA,
+                                                   sensitive_feature=0, **options).fit(X, y)
+    return {"predicted": model.predict(X).tolist(), "optimal": bool(model.fit_result.is_optimal())}
+
+
+def _predict(tree, X):
+    # The class of each row under a nested-tuple tree: (label,) or (feature, x = 0 subtree, x = 1 subtree).
+    out = np.empty(len(X), dtype=np.int64)
+    for i, x in enumerate(X):
+        node = tree
+        while len(node) == 3:
+            node = node[2] if x[node[0]] else node[1]
+        out[i] = node[0]
+    return out
+
+
+def _discrimination(predicted, group, y, task):
+    # |P(ŷ = 1 | group 1) − P(ŷ = 1 | group 0)|, among the positive rows for equality of opportunity.
+    rows = (y == 1) if task == "equality_of_opportunity" else np.ones(len(y), dtype=bool)
+    return abs(predicted[rows & (group == 1)].mean() - predicted[rows & (group == 0)].mean())
 
 
 @pytest.mark.parametrize("name", DATASETS[:4])
