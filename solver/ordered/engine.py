@@ -1,0 +1,208 @@
+"""The Python side of the ordered search: set it up, run it in bounded steps, read its trees.
+
+``Engine(rank, cost, depth, nodes, cc=...)`` minimises, over binary trees of depth ≤ ``depth`` with
+≤ ``nodes`` branching nodes whose splits are ``rank[f] < u``, the sum over leaves of
+``min_l Σ_{rows} cost[row, l]`` plus ``cc`` per branching node. STreeD's scalar tasks give
+``cost`` and ``cc = 0``; GOSDT's additive objectives give per-row losses and ``cc = λ``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.ordered import cache, kernel
+from solver.ordered import state as sm
+
+UNLIMITED = 1 << 40
+
+
+def dense_ranks(values):
+    """Return the dense rank of every value of each row of ``values`` (F, N), as int32 (equal values, equal ranks)."""
+    values = np.asarray(values)
+    out = np.empty(values.shape, dtype=np.int32)
+    for f in range(values.shape[0]):
+        _, inverse = np.unique(values[f], return_inverse=True)
+        out[f] = inverse.reshape(-1)
+    return out
+
+
+def class_rows(cost):
+    """Return the class of every row when ``cost[r]`` is ``w[r]`` under all labels but one and 0 under it, else None.
+
+    Rows of zero cost everywhere fit any class (0).
+    """
+    N, L = cost.shape
+    w = cost.max(axis=1)
+    ty = cost.argmin(axis=1)
+    expected = np.repeat(w[:, None], L, axis=1)
+    expected[np.arange(N), ty] = 0.0
+    return ty.astype(np.int32) if np.array_equal(expected, cost) else None
+
+
+class Engine:
+    """One ordered search over ``rank`` (F, N) and ``cost`` (N, L), run in bounded steps.
+
+    Parameters
+    ----------
+    rank : array of int, shape (F, N)
+        Ranks (any integers whose order is the feature's order; equal values must be equal).
+    cost : array of float64, shape (N, L)
+        Non-negative cost of each row under each leaf label.
+    depth : int or None
+        Most branching nodes on a root-to-leaf path (None: unlimited).
+    nodes : int or None
+        Most branching nodes in the tree (None: as many as the depth allows).
+    cc : float
+        Cost of each branching node.
+    min_leaf : int
+    switches : bool
+        ``use_upper_bound``, ``use_interval``, ``use_cache``, ``use_depth_two``: each leaves the optimum
+        unchanged.
+    """
+
+    def __init__(self, rank, cost, depth=None, nodes=None, cc=0.0, min_leaf=1, use_upper_bound=True,
+                 use_interval=True, use_cache=True, use_depth_two=True, order_features=True, seed=0x5EED):
+        rank = np.ascontiguousarray(rank, dtype=np.int32)
+        cost = np.ascontiguousarray(cost, dtype=np.float64)
+        if cost.ndim != 2 or rank.ndim != 2 or rank.shape[1] != cost.shape[0]:
+            raise ValueError("rank must be (F, N) and cost (N, L)")
+        if (cost < 0).any() or not np.isfinite(cost).all():
+            raise ValueError("costs must be finite and non-negative")
+        F, N = rank.shape
+        L = cost.shape[1]
+        rng = np.random.default_rng(seed)
+        order = np.ascontiguousarray(np.argsort(rank, axis=1, kind="stable").astype(np.int32)) if F else \
+            np.zeros((0, N), dtype=np.int32)
+        w = cost.max(axis=1) if L else np.zeros(N)
+        ty = class_rows(cost) if L else None
+        self.inputs = sm.Inputs(rank=rank, order=order, cost=cost, w=np.ascontiguousarray(w),
+                                key1=rng.integers(0, 2 ** 63, N, dtype=np.uint64),
+                                key2=rng.integers(0, 2 ** 63, N, dtype=np.uint64),
+                                ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty))
+        integral = bool(np.all(cost == np.round(cost))) and float(cc) == round(float(cc))
+        scale = max(1.0, float(w.sum()))
+        self.params = sm.Params(cc=float(cc), unit=1.0 if integral else 0.0,
+                                eps=1e-9 if integral else 1e-9 * scale, diag=ty is not None,
+                                min_leaf=max(1, int(min_leaf)),
+                                use_upper_bound=bool(use_upper_bound), use_interval=bool(use_interval),
+                                use_cache=bool(use_cache), use_depth_two=bool(use_depth_two),
+                                order_features=bool(order_features))
+        self.depth = UNLIMITED if depth is None else int(depth)
+        self.nodes_budget = UNLIMITED if nodes is None else int(nodes)
+        levels = min(self.depth, max(N, 1)) + 2
+        self.state = sm.make_state(F, N, L, levels=min(levels, 8))
+        st = self.state
+        if N:
+            st.ord[0, :, :] = order
+        st.fi[0, sm.I_N] = N
+        st.fi[0, sm.I_D] = self.depth
+        st.fi[0, sm.I_NB] = self.nodes_budget
+        st.fi[0, sm.I_PHASE] = sm.START
+        st.ff[0, sm.F_U] = np.inf
+        st.fh[0, 0] = np.uint64(int(self.inputs.key1.sum(dtype=np.uint64)))
+        st.fh[0, 1] = np.uint64(int(self.inputs.key2.sum(dtype=np.uint64)))
+        self.done = N == 0
+        self.best = (math.inf, 0)  # (value, tree id) of the best complete tree seen
+        if N == 0:
+            self.best = (0.0, -1)
+
+    # -- running -----------------------------------------------------------
+    def step(self, work):
+        """Run about ``work`` units (rows visited); return True when the optimum is proved."""
+        while not self.done:
+            outcome = kernel.run(self.inputs, self.params, self.state, int(max(1, work)))
+            if outcome == sm.DONE:
+                self.done = True
+                value, tree = float(self.state.reg[0]), int(self.state.cnt[sm.C_RET_TREE])
+                self.best = (value, tree)
+                return True
+            if outcome == sm.OUT_OF_BUDGET:
+                break
+            self._grow(outcome)
+        if not self.done:
+            self._anytime()
+        return self.done
+
+    def _grow(self, outcome):
+        st = self.state
+        if outcome == sm.NEEDS_POOL:
+            self.state = sm.grow_pool(st)
+        elif outcome == sm.NEEDS_CACHE:
+            size = 2 * st.ck1.shape[0]
+            ci = np.zeros((size, 4), dtype=np.int32)
+            ci[:, 0] = sm.EMPTY
+            new = dict(ck1=np.zeros(size, dtype=np.uint64), ck2=np.zeros(size, dtype=np.uint64), ci=ci,
+                       cv=np.zeros(size), cx=np.zeros(size, dtype=np.uint8))
+            cache.rehash(st.ck1, st.ck2, st.ci, st.cv, st.cx, new["ck1"], new["ck2"], new["ci"], new["cv"],
+                         new["cx"])
+            self.state = st._replace(**new)
+        elif outcome == sm.NEEDS_LEVELS:
+            self.state = sm.grow_levels(st, 2 * st.fi.shape[0])
+        else:
+            raise RuntimeError(f"unexpected outcome {outcome} of the ordered search")
+
+    def _anytime(self):
+        st = self.state
+        while st.cnt[sm.C_POOL] + st.cnt[sm.C_TOP] + 2 > st.pf.shape[0]:
+            self.state = st = sm.grow_pool(st)
+        value, tree = kernel.unwind(self.inputs, self.params, st)
+        if value < self.best[0]:
+            self.best = (float(value), int(tree))
+
+    # -- reading -------------------------------------------------------------
+    @property
+    def upper_bound(self):
+        return self.best[0]
+
+    @property
+    def lower_bound(self):
+        if self.done:
+            return self.best[0]
+        lb = kernel.root_lower_bound(self.params, self.state, self.inputs.rank.shape[0])
+        return min(float(lb), self.best[0])
+
+    @property
+    def counters(self):
+        c = self.state.cnt
+        return {
+            "work": int(c[sm.C_WORK]), "subproblems": int(c[sm.C_NODES]), "depth_two_calls": int(c[sm.C_D2]),
+            "threshold_evaluations": int(c[sm.C_EVALS]), "cache_hits": int(c[sm.C_HITS]),
+            "cache_entries": int(c[sm.C_ENTRIES]), "splits": int(c[sm.C_SPLITS]),
+            "subinterval_prunes": int(c[sm.C_SUBINTERVAL]), "neighbourhood_prunes": int(c[sm.C_NEIGHBOUR]),
+            "zero_rule_prunes": int(c[sm.C_ZERO]), "skipped_children": int(c[sm.C_SKIPPED]),
+        }
+
+    def state_bytes(self):
+        return sm.state_bytes(self.state) + sum(a.nbytes for a in self.inputs)
+
+    def tree(self, tree_id=None):
+        """Return the best tree as nested tuples: ``(label,)`` or ``(feature, u, left, right)`` (left: rank < u)."""
+        t = self.best[1] if tree_id is None else tree_id
+        st = self.state
+
+        def build(t):
+            if t < 0:
+                return (-t - 1,)
+            return (int(st.pf[t]), int(st.pu[t]), build(int(st.pl[t])), build(int(st.pr[t])))
+
+        return build(int(t))
+
+
+def tree_cost(tree, rank, cost, cc, rows=None):
+    """Return the cost of a nested-tuple tree on ``rows`` (all rows by default): leaves' sums plus cc per split."""
+    rows = np.arange(rank.shape[1]) if rows is None else rows
+    if len(tree) == 1:
+        return float(cost[rows, tree[0]].sum())
+    f, u, left, right = tree
+    go_left = rank[f, rows] < u
+    return cc + tree_cost(left, rank, cost, cc, rows[go_left]) + tree_cost(right, rank, cost, cc, rows[~go_left])
+
+
+def solve(rank, cost, depth=None, nodes=None, cc=0.0, **options):
+    """Run an ``Engine`` to the end; return it (for tests and tools)."""
+    engine = Engine(rank, cost, depth, nodes, cc, **options)
+    while not engine.step(1 << 22):
+        pass
+    return engine

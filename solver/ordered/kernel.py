@@ -1,0 +1,626 @@
+"""The ordered search as an explicit stack (spec ``contree.md`` §4–§7): ``run`` does a bounded amount of work.
+
+One frame per recursion level (``solver.ordered.state``). A frame searches its node's features one by
+one; per feature, an interval queue (§5.6) hands out split indices in bisection order, pruned by the
+sub-interval bound (§5.3), interval shrinking (§5.5), the zero rule (§5.2) and neighbourhood pruning
+(§5.4). An index is evaluated by the depth-two routine (``solver.ordered.sweep``, §3) at a node of
+depth two, else by solving the bigger child, then the smaller one under the bound left over plus the
+interval's half-width (§4.3, the ``+h`` relaxation), as child frames on top of the stack.
+
+Contract of a frame (§4.1): called with bound ``U``, it returns either the node's optimum (``ok``,
+when it is below ``U``) or a proved lower bound ``≥ U``. A node's optimum is cached with its tree; a
+failure bound is cached as a lower bound (§7.2: never an incumbent's value).
+
+Node budgets (STreeD's Eq. 47): a frame tries every allocation of its branching nodes between the
+children; a split's records are the minimum over allocations (lower bounds of each), and the zero
+rule fires only when every allocation's child bound is zero — the lemmas of §5.1 hold per
+allocation, so they hold for the minimum.
+"""
+
+import numba
+import numpy as np
+
+from solver.ordered import cache, sweep
+from solver.ordered.state import (
+    ALLOC, C_D2, C_ENTRIES, C_EVALS, C_HITS, C_NEIGHBOUR, C_NODES, C_POOL, C_RET_OK, C_RET_TREE, C_ROOT_DONE,
+    C_SKIPPED, C_SPLITS, C_SUBINTERVAL, C_TOP, C_WORK, C_ZERO, DONE, F_INC, F_LBN, F_LEAF, F_ML, F_MR, F_TL, F_TR,
+    F_TS, F_U, F_UBS, F_VB, F_VS, F_W, FEATURE, FINISH, I_A, I_AL, I_ALH, I_B, I_BIGLEFT, I_D, I_DSEARCH, I_FPOS,
+    I_FEAT, I_HI, I_INCT, I_K, I_KB, I_KD, I_LEAFLAB, I_LO, I_M, I_N, I_NB, I_NSEARCH, I_OKB, I_OKS, I_PHASE, I_QH, I_QT,
+    I_TB, I_TS, I_ZL, I_ZR, NEEDS_CACHE, NEEDS_LEVELS, NEEDS_POOL, OUT_OF_BUDGET, POP, START, WAIT_BIG, WAIT_SMALL,
+)
+
+INF = np.inf
+
+
+@numba.njit(cache=True, inline="always")
+def _node(st, f, u, left, right):
+    """Add a branching node to the pool; return its tree id."""
+    t = st.cnt[C_POOL]
+    st.pf[t], st.pu[t], st.pl[t], st.pr[t] = f, u, left, right
+    st.cnt[C_POOL] = t + 1
+    return t
+
+
+@numba.njit(cache=True, inline="always")
+def _stump(st, di, c):
+    """Tree id of child ``c``'s depth-≤1 tree from the depth-two routine's output ``di``."""
+    if di[c, 0] < 0:
+        return -(di[c, 4] + 1)
+    return _node(st, di[c, 0], di[c, 1], -(di[c, 2] + 1), -(di[c, 3] + 1))
+
+
+@numba.njit(cache=True, inline="always")
+def _full(d):
+    return (1 << d) - 1 if d < 62 else (1 << 62)
+
+
+@numba.njit(cache=True)
+def split_into(rank, key1, key2, st, top, j, s, left):
+    """Write the rows of one child of split position ``s`` of feature ``j`` at ``top`` into level ``top + 1``.
+
+    Every feature's order is filtered in place of re-sorting (a stable partition, §2.2); the child's
+    row-set keys are summed on the way. Returns the child's row count.
+    """
+    n = st.fi[top, I_N]
+    src = st.ord[top]
+    dst = st.ord[top + 1]
+    u = rank[j, src[j, s]]
+    F = rank.shape[0]
+    h1, h2 = np.uint64(0), np.uint64(0)
+    m = 0
+    for g in range(F):
+        m = 0
+        row = src[g]
+        out = dst[g]
+        for p in range(n):
+            r = row[p]
+            if (rank[j, r] < u) == left:
+                out[m] = r
+                m += 1
+                if g == 0:
+                    h1 += key1[r]
+                    h2 += key2[r]
+    st.fh[top + 1, 0], st.fh[top + 1, 1] = h1, h2
+    st.cnt[C_WORK] += F * n
+    st.cnt[C_SPLITS] += 1
+    return m
+
+
+@numba.njit(cache=True)
+def _push_child(st, top, n, d, nb, U):
+    fi = st.fi[top + 1]
+    fi[:] = 0
+    fi[I_N], fi[I_D], fi[I_NB], fi[I_PHASE] = n, d, nb, START
+    st.ff[top + 1, :] = 0.0
+    st.ff[top + 1, F_U] = U
+    st.cnt[C_TOP] = top + 1
+
+
+@numba.njit(cache=True)
+def _queue_push(st, top, lo, hi, a, b):
+    cap = st.q.shape[1]
+    t = st.fi[top, I_QT]
+    e = st.q[top, t % cap]
+    e[0], e[1], e[2], e[3] = lo, hi, a, b
+    st.fi[top, I_QT] = t + 1
+
+
+@numba.njit(cache=True)
+def _first_beyond(P, S, lo, hi, base, r):
+    """Return the first index ``i`` in ``[lo, hi]`` with ``P[S[i]] - base > r`` (``hi + 1`` if none)."""
+    a, b = lo, hi + 1
+    while a < b:
+        mid = (a + b) // 2
+        if P[S[mid]] - base > r:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+@numba.njit(cache=True)
+def _last_before(P, S, lo, hi, top_value, r):
+    """Return the last index ``i`` in ``[lo, hi]`` with ``top_value - P[S[i]] > r`` (``lo - 1`` if none)."""
+    a, b = lo - 1, hi
+    while a < b:
+        mid = (a + b + 1) // 2
+        if top_value - P[S[mid]] > r:
+            a = mid
+        else:
+            b = mid - 1
+    return a
+
+
+@numba.njit(cache=True)
+def _finish(st, prm, top, ok, value, tree):
+    """Return ``value`` (an optimum when ``ok``, else a lower bound) to the parent; cache it."""
+    fi, ff = st.fi[top], st.ff[top]
+    if prm.use_cache and fi[I_KD] >= 1:
+        st.cnt[C_ENTRIES] += cache.store(st.ck1, st.ck2, st.ci, st.cv, st.cx, st.fh[top, 0], st.fh[top, 1],
+                                         fi[I_N], fi[I_KD], fi[I_KB], value, ok, tree if ok else 0)
+    st.reg[0] = value
+    st.cnt[C_RET_OK] = 1 if ok else 0
+    st.cnt[C_RET_TREE] = tree if ok else 0
+    st.cnt[C_TOP] = top - 1
+    fi[I_PHASE] = FINISH
+
+
+@numba.njit(cache=True)
+def _start(inp, prm, st, top):
+    """Initialise a frame: leaf, budgets, cache, shortcuts; solve depth one at once. Return True when finished."""
+    rank, cost, w = inp.rank, inp.cost, inp.w
+    fi, ff = st.fi[top], st.ff[top]
+    n = fi[I_N]
+    L = cost.shape[1]
+    tot = st.tot[top]
+    tot[:] = 0.0
+    rows = st.ord[top, 0]
+    weight = 0.0
+    for p in range(n):
+        r = rows[p]
+        for l in range(L):
+            tot[l] += cost[r, l]
+        weight += w[r]
+    st.cnt[C_WORK] += n
+    st.cnt[C_NODES] += 1
+    leaf, lab = tot[0], 0
+    for l in range(1, L):
+        if tot[l] < leaf:
+            leaf, lab = tot[l], l
+    ff[F_LEAF], ff[F_INC], ff[F_LBN], ff[F_W] = leaf, leaf, 0.0, weight
+    fi[I_LEAFLAB], fi[I_INCT] = lab, -(lab + 1)
+    cc, eps = prm.cc, prm.eps
+    U = ff[F_U]
+    # Budgets that do not depend on U: a tree with nb branching nodes has depth ≤ nb; a path of depth d needs
+    # d + 1 leaves of at least min_leaf rows (§4.6 depth reduction).
+    d, nb = fi[I_D], fi[I_NB]
+    d = min(d, n // prm.min_leaf - 1)
+    d = max(d, 0)
+    nb = min(nb, _full(d))
+    d = min(d, nb)
+    fi[I_KD], fi[I_KB] = d, nb
+    if prm.use_cache and d >= 1:
+        s = cache.find(st.ck1, st.ck2, st.ci, st.fh[top, 0], st.fh[top, 1], n, d, nb)
+        if s >= 0:
+            v = st.cv[s]
+            if st.cx[s] == 1:
+                st.cnt[C_HITS] += 1
+                fi[I_KD] = 0  # nothing new to store
+                _finish(st, prm, top, v < U - eps, v, st.ci[s, 3])
+                return True
+            ff[F_LBN] = v
+            if v >= U - eps:
+                st.cnt[C_HITS] += 1
+                fi[I_KD] = 0
+                _finish(st, prm, top, False, v, 0)
+                return True
+    # No split beats a leaf of cost at most cc; nor one the cached bound proves optimal; a node of weight at
+    # most 2 cc cannot have two children that each pay for their split (§4.6).
+    if d == 0 or leaf <= cc + eps or leaf <= ff[F_LBN] + eps or (cc > 0 and weight <= 2 * cc):
+        _end(st, prm, top)
+        return True
+    # A tree better than min(leaf, U) has fewer than min(leaf, U) / cc branching nodes.
+    ns = nb
+    if cc > 0:
+        bound = min(leaf, U)
+        most = np.int64(np.ceil((bound - eps) / cc)) - 1
+        ns = min(ns, most)
+    if ns <= 0:
+        _end(st, prm, top)
+        return True
+    ds = min(d, ns)
+    ns = min(ns, _full(ds))
+    fi[I_NSEARCH], fi[I_DSEARCH] = ns, ds
+    if ds == 1:
+        st.cnt[C_WORK] += sweep.children(rank, cost, w, inp.ty, prm.diag, st.ord[top], n, -1, 0, cc, eps,
+                                         prm.min_leaf, st.sw, st.dv, st.di)
+        if st.dv[0, 0] < leaf - eps:
+            ff[F_INC] = st.dv[0, 0]
+            fi[I_INCT] = _stump(st, st.di, 0)
+        _end(st, prm, top)
+        return True
+    ford = st.ford[top]
+    if prm.order_features:
+        st.cnt[C_WORK] += sweep.feature_scores(rank, cost, w, inp.ty, prm.diag, st.ord[top], n, prm.min_leaf, st.sw,
+                                               st.fsc)
+        ford[:] = np.argsort(st.fsc, kind="mergesort").astype(np.int32)
+    else:
+        for g in range(ford.shape[0]):
+            ford[g] = g
+    fi[I_FPOS] = 0
+    fi[I_PHASE] = FEATURE
+    return False
+
+
+@numba.njit(cache=True)
+def _end(st, prm, top):
+    """Finish a frame whose search is complete: its incumbent is optimal if below U, else U is a bound."""
+    fi, ff = st.fi[top], st.ff[top]
+    U, inc = ff[F_U], ff[F_INC]
+    if inc < U - prm.eps:
+        _finish(st, prm, top, True, inc, fi[I_INCT])
+    else:
+        _finish(st, prm, top, False, max(U, ff[F_LBN]), 0)
+
+
+@numba.njit(cache=True)
+def _feature(inp, prm, st, top):
+    """Start the next feature: its split positions, prefix weights and a fresh interval queue."""
+    rank, w = inp.rank, inp.w
+    fi = st.fi[top]
+    F = rank.shape[0]
+    while fi[I_FPOS] < F:
+        j = st.ford[top, fi[I_FPOS]]
+        n = fi[I_N]
+        row = st.ord[top, j]
+        P = st.P[top]
+        S = st.S[top]
+        P[0] = 0.0
+        for p in range(n):
+            P[p + 1] = P[p] + w[row[p]]
+        cc, ml = prm.cc, prm.min_leaf
+        m = 0
+        for p in range(max(1, ml), n - max(1, ml) + 1):
+            if rank[j, row[p]] != rank[j, row[p - 1]]:
+                # A child of weight at most cc never pays for its split (§4.6).
+                if cc > 0 and (P[p] <= cc or P[n] - P[p] <= cc):
+                    continue
+                S[m] = p
+                m += 1
+        st.cnt[C_WORK] += n
+        if m == 0:
+            fi[I_FPOS] += 1
+            continue
+        fi[I_FEAT], fi[I_M] = j, m
+        fi[I_QH], fi[I_QT] = 0, 0
+        fi[I_ZL], fi[I_ZR] = -1, m
+        _queue_push(st, top, 0, m - 1, -1, -1)
+        fi[I_PHASE] = POP
+        return
+    _end(st, prm, top)
+
+
+@numba.njit(cache=True)
+def _record(st, prm, top, use_interval):
+    """Record the evaluated index's bounds, update the zero indices, queue the rest of its interval (§5.4)."""
+    fi, ff = st.fi[top], st.ff[top]
+    k, lo, hi, a, b = fi[I_K], fi[I_LO], fi[I_HI], fi[I_A], fi[I_B]
+    st.recS[top, k], st.recL[top, k], st.recR[top, k] = ff[F_TS], ff[F_TL], ff[F_TR]
+    P, S = st.P[top], st.S[top]
+    start, end = k + 1, k - 1
+    if use_interval:
+        if ff[F_ML] <= 0.0:
+            fi[I_ZL] = max(fi[I_ZL], k)
+        if ff[F_MR] <= 0.0:
+            fi[I_ZR] = min(fi[I_ZR], k)
+        start = max(start, fi[I_ZL] + 1)
+        end = min(end, fi[I_ZR] - 1)
+        # Every index within r of moved weight of k has C ≥ score(k) − W ≥ UB (Lemmas (M), (L)).
+        r = ff[F_TS] - min(ff[F_U], ff[F_INC])
+        if r > 0.0:
+            first = _first_beyond(P, S, start, hi, P[S[k]], r)
+            last = _last_before(P, S, lo, end, P[S[k]], r)
+            st.cnt[C_NEIGHBOUR] += (first - start) + (end - last)
+            start, end = first, last
+    if start <= hi:
+        _queue_push(st, top, start, hi, k, b)
+    if lo <= end:
+        _queue_push(st, top, lo, end, a, k)
+    fi[I_PHASE] = POP
+
+
+@numba.njit(cache=True)
+def _pop(inp, prm, st, top, use_interval):
+    """Take the next interval, prune or shrink it, and evaluate its middle index; return False when none is left."""
+    fi, ff = st.fi[top], st.ff[top]
+    cc, eps = prm.cc, prm.eps
+    P, S = st.P[top], st.S[top]
+    cap = st.q.shape[1]
+    while True:
+        ub = min(ff[F_U], ff[F_INC])
+        # Nothing beats cc (every split costs it) nor the node's proved lower bound.
+        if ff[F_INC] <= cc + eps or ff[F_INC] <= ff[F_LBN] + eps:
+            _end(st, prm, top)
+            return
+        if fi[I_QH] == fi[I_QT]:
+            fi[I_FPOS] += 1
+            fi[I_PHASE] = FEATURE
+            return
+        e = st.q[top, fi[I_QH] % cap]
+        lo, hi, a, b = np.int64(e[0]), np.int64(e[1]), np.int64(e[2]), np.int64(e[3])
+        fi[I_QH] += 1
+        if use_interval:
+            lo = max(lo, fi[I_ZL] + 1)
+            hi = min(hi, fi[I_ZR] - 1)
+            if lo > hi:
+                st.cnt[C_ZERO] += 1
+                continue
+            la = st.recL[top, a] if a >= 0 else 0.0
+            rb = st.recR[top, b] if b >= 0 else 0.0
+            if la + rb + cc >= ub - eps:  # sub-interval pruning (§5.3), by (M) on both sides
+                st.cnt[C_SUBINTERVAL] += 1
+                continue
+            if a >= 0:  # interval shrinking (§5.5)
+                r = st.recS[top, a] - ub
+                if r > 0.0:
+                    lo = _first_beyond(P, S, lo, hi, P[S[a]], r)
+            if b >= 0:
+                r = st.recS[top, b] - ub
+                if r > 0.0:
+                    hi = _last_before(P, S, lo, hi, P[S[b]], r)
+            if lo > hi:
+                st.cnt[C_NEIGHBOUR] += 1
+                continue
+        k = (lo + hi) // 2
+        fi[I_K], fi[I_LO], fi[I_HI], fi[I_A], fi[I_B] = k, lo, hi, a, b
+        st.cnt[C_EVALS] += 1
+        if fi[I_DSEARCH] == 2 and prm.use_depth_two:
+            _depth_two(inp, prm, st, top, ub)
+            _record(st, prm, top, use_interval)
+            return  # back to ``run``: it checks the budget and the pool between evaluations
+        ds = fi[I_DSEARCH]
+        ns = fi[I_NSEARCH]
+        half = _full(ds - 1)
+        fi[I_AL] = max(0, ns - 1 - half)
+        fi[I_ALH] = min(ns - 1, half)
+        ff[F_TS], ff[F_TL], ff[F_TR], ff[F_ML], ff[F_MR] = INF, INF, INF, -INF, -INF
+        fi[I_PHASE] = ALLOC
+        return
+
+
+@numba.njit(cache=True)
+def _depth_two(inp, prm, st, top, ub):
+    """Evaluate split index k of a depth-two frame with the depth-two routine (exact children)."""
+    fi, ff = st.fi[top], st.ff[top]
+    j, k = fi[I_FEAT], fi[I_K]
+    s = st.S[top, k]
+    st.cnt[C_WORK] += sweep.children(inp.rank, inp.cost, inp.w, inp.ty, prm.diag, st.ord[top], fi[I_N], j,
+                                     s, prm.cc, prm.eps, prm.min_leaf, st.sw, st.dv, st.di)
+    st.cnt[C_D2] += 1
+    dv = st.dv
+    stump_l, leaf_l, stump_r, leaf_r = dv[0, 0], dv[0, 1], dv[1, 0], dv[1, 1]
+    if fi[I_NSEARCH] >= 3:
+        score = stump_l + stump_r
+        left_stump = right_stump = True
+        ff[F_ML], ff[F_MR] = stump_l, stump_r
+    else:  # one branching node below: a stump on one side, a leaf on the other
+        left_stump = stump_l + leaf_r <= leaf_l + stump_r
+        right_stump = not left_stump
+        score = min(stump_l + leaf_r, leaf_l + stump_r)
+        ff[F_ML], ff[F_MR] = leaf_l, leaf_r
+    score += prm.cc
+    ff[F_TS], ff[F_TL], ff[F_TR] = score, stump_l, stump_r
+    if score < ub - prm.eps:
+        tl = _stump(st, st.di, 0) if left_stump else -(st.di[0, 4] + 1)
+        tr = _stump(st, st.di, 1) if right_stump else -(st.di[1, 4] + 1)
+        ff[F_INC] = score
+        fi[I_INCT] = _node(st, j, inp.rank[j, st.ord[top, j, s]], tl, tr)
+
+
+@numba.njit(cache=True)
+def _alloc(inp, prm, st, top):
+    """Start the next node allocation of the evaluated index: split off and push its bigger child."""
+    fi, ff = st.fi[top], st.ff[top]
+    if fi[I_AL] > fi[I_ALH]:
+        _record(st, prm, top, prm.use_interval and prm.min_leaf <= 1)
+        return
+    j, k = fi[I_FEAT], fi[I_K]
+    s = st.S[top, k]
+    n = fi[I_N]
+    big_left = s >= n - s
+    fi[I_BIGLEFT] = 1 if big_left else 0
+    nl = fi[I_AL]
+    nr = fi[I_NSEARCH] - 1 - nl
+    ub = min(ff[F_U], ff[F_INC])
+    bound = min(ub + prm.unit, ff[F_INC]) - prm.cc if prm.use_upper_bound else INF
+    m = split_into(inp.rank, inp.key1, inp.key2, st, top, j, s, big_left)
+    fi[I_PHASE] = WAIT_BIG
+    _push_child(st, top, m, fi[I_DSEARCH] - 1, nl if big_left else nr, bound)
+
+
+@numba.njit(cache=True)
+def _after_big(inp, prm, st, top, use_interval):
+    """The bigger child returned: push the smaller one under what is left of the bound, plus h (§4.3)."""
+    fi, ff = st.fi[top], st.ff[top]
+    ff[F_VB] = st.reg[0]
+    fi[I_OKB] = st.cnt[C_RET_OK]
+    fi[I_TB] = st.cnt[C_RET_TREE]
+    ub = min(ff[F_U], ff[F_INC])
+    k, lo, hi = fi[I_K], fi[I_LO], fi[I_HI]
+    P, S = st.P[top], st.S[top]
+    h = max(P[S[k]] - P[S[lo]], P[S[hi]] - P[S[k]]) if use_interval else 0.0
+    bound = min(ub + prm.unit, ff[F_INC]) - ff[F_VB] - prm.cc + h if prm.use_upper_bound else INF
+    ff[F_UBS] = bound
+    if bound <= 0.0:
+        # Nothing of cost ≥ 0 is below the bound: the smaller child's trivial lower bound 0 is enough.
+        st.cnt[C_SKIPPED] += 1
+        ff[F_VS], fi[I_OKS], fi[I_TS] = 0.0, 0, 0
+        _alloc_done(inp, prm, st, top)
+        return
+    j, s, n = fi[I_FEAT], S[k], fi[I_N]
+    big_left = fi[I_BIGLEFT] == 1
+    nl = fi[I_AL]
+    nr = fi[I_NSEARCH] - 1 - nl
+    m = split_into(inp.rank, inp.key1, inp.key2, st, top, j, s, not big_left)
+    fi[I_PHASE] = WAIT_SMALL
+    _push_child(st, top, m, fi[I_DSEARCH] - 1, nr if big_left else nl, bound)
+
+
+@numba.njit(cache=True)
+def _after_small(inp, prm, st, top):
+    fi, ff = st.fi[top], st.ff[top]
+    ff[F_VS] = st.reg[0]
+    fi[I_OKS] = st.cnt[C_RET_OK]
+    fi[I_TS] = st.cnt[C_RET_TREE]
+    _alloc_done(inp, prm, st, top)
+
+
+@numba.njit(cache=True)
+def _alloc_done(inp, prm, st, top):
+    """Combine both children of one allocation: bounds for the records, a new incumbent if better."""
+    fi, ff = st.fi[top], st.ff[top]
+    if fi[I_BIGLEFT] == 1:
+        vl, okl, tl, vr, okr, tr = ff[F_VB], fi[I_OKB], fi[I_TB], ff[F_VS], fi[I_OKS], fi[I_TS]
+    else:
+        vl, okl, tl, vr, okr, tr = ff[F_VS], fi[I_OKS], fi[I_TS], ff[F_VB], fi[I_OKB], fi[I_TB]
+    score = vl + vr + prm.cc
+    ff[F_TS] = min(ff[F_TS], score)
+    ff[F_TL] = min(ff[F_TL], vl)
+    ff[F_TR] = min(ff[F_TR], vr)
+    ff[F_ML] = max(ff[F_ML], vl)
+    ff[F_MR] = max(ff[F_MR], vr)
+    if okl == 1 and okr == 1 and score < min(ff[F_U], ff[F_INC]) - prm.eps:
+        j, k = fi[I_FEAT], fi[I_K]
+        ff[F_INC] = score
+        fi[I_INCT] = _node(st, j, inp.rank[j, st.ord[top, j, st.S[top, k]]], tl, tr)
+    fi[I_AL] += 1
+    fi[I_PHASE] = ALLOC
+
+
+@numba.njit(cache=True)
+def run(inp, prm, st, budget):
+    """Advance the search by about ``budget`` units of work (rows visited); return an outcome code.
+
+    Parameters
+    ----------
+    inp : Inputs
+    prm : Params
+    st : State
+        Resumed and updated in place.
+    budget : int
+
+    Returns
+    -------
+    outcome : int
+        ``DONE`` (the root's value and tree are in ``st.reg[0]`` and ``st.cnt[C_RET_TREE]``),
+        ``OUT_OF_BUDGET``, or ``NEEDS_POOL`` / ``NEEDS_CACHE`` / ``NEEDS_LEVELS`` (grow that part of the
+        state and call again: nothing was changed).
+    """
+    cnt = st.cnt
+    start_work = cnt[C_WORK]
+    use_interval = prm.use_interval and prm.min_leaf <= 1
+    while True:
+        if cnt[C_ROOT_DONE] == 1:
+            return DONE
+        top = cnt[C_TOP]
+        if cnt[C_WORK] - start_work >= budget:
+            return OUT_OF_BUDGET
+        if cnt[C_POOL] + 8 > st.pf.shape[0]:
+            return NEEDS_POOL
+        if 2 * (cnt[C_ENTRIES] + 2) > st.ck1.shape[0]:
+            return NEEDS_CACHE
+        if top + 2 > st.fi.shape[0]:
+            return NEEDS_LEVELS
+        phase = st.fi[top, I_PHASE]
+        if phase == START:
+            _start(inp, prm, st, top)
+        elif phase == FEATURE:
+            _feature(inp, prm, st, top)
+        elif phase == POP:
+            _pop(inp, prm, st, top, use_interval)
+        elif phase == ALLOC:
+            _alloc(inp, prm, st, top)
+        elif phase == WAIT_BIG:
+            _after_big(inp, prm, st, top, use_interval)
+        elif phase == WAIT_SMALL:
+            _after_small(inp, prm, st, top)
+        if cnt[C_TOP] < top and cnt[C_TOP] < 0:
+            cnt[C_ROOT_DONE] = 1
+            return DONE
+
+
+@numba.njit(cache=True)
+def leaf_of(cost, rows, lo, hi):
+    """Return (cost, label) of the best leaf over ``rows[lo:hi]``."""
+    L = cost.shape[1]
+    sums = np.zeros(L)
+    for p in range(lo, hi):
+        r = rows[p]
+        for l in range(L):
+            sums[l] += cost[r, l]
+    best, lab = sums[0], 0
+    for l in range(1, L):
+        if sums[l] < best:
+            best, lab = sums[l], l
+    return best, lab
+
+
+@numba.njit(cache=True)
+def unwind(inp, prm, st):
+    """Return (value, tree id) of the best complete tree the stack holds now (the anytime answer, §7.1).
+
+    Each open frame offers its incumbent, or the split it is evaluating with the best tree of the child
+    above it on one side and the other side's solved tree (or its leaf). The root's is returned. Needs
+    room for one pool node per open frame.
+    """
+    top = st.cnt[C_TOP]
+    if st.cnt[C_ROOT_DONE] == 1:
+        return st.reg[0], st.cnt[C_RET_TREE]
+    cost = inp.cost
+    child_v, child_t = INF, 0
+    for lev in range(top, -1, -1):
+        fi, ff = st.fi[lev], st.ff[lev]
+        phase = fi[I_PHASE]
+        n = fi[I_N]
+        if phase == START:
+            v, lab = leaf_of(cost, st.ord[lev, 0], 0, n)
+            t = -(lab + 1)
+        else:
+            v, t = ff[F_INC], fi[I_INCT]
+        if lev < top and (phase == WAIT_BIG or phase == WAIT_SMALL) and child_v < INF:
+            j, k = fi[I_FEAT], fi[I_K]
+            s = st.S[lev, k]
+            big_left = fi[I_BIGLEFT] == 1
+            child_left = big_left if phase == WAIT_BIG else not big_left
+            if phase == WAIT_SMALL and fi[I_OKB] == 1:
+                other_v, other_t = ff[F_VB], fi[I_TB]
+            elif child_left:
+                other_v, lab = leaf_of(cost, st.ord[lev, j], s, n)
+                other_t = -(lab + 1)
+            else:
+                other_v, lab = leaf_of(cost, st.ord[lev, j], 0, s)
+                other_t = -(lab + 1)
+            total = child_v + other_v + prm.cc
+            if total < v - prm.eps:
+                u = inp.rank[j, st.ord[lev, j, s]]
+                v = total
+                t = _node(st, j, u, child_t, other_t) if child_left else _node(st, j, u, other_t, child_t)
+        child_v, child_t = v, t
+    return child_v, child_t
+
+
+@numba.njit(cache=True)
+def root_lower_bound(prm, st, F):
+    """Return a proved lower bound on the root's optimum (spec §7.2).
+
+    Root candidates are the leaf, the splits of finished features (none below the incumbent), those of
+    the current feature (the sub-interval bound of every interval still queued or under evaluation) and
+    those of features not started (only the trivial ``cc``).
+    """
+    if st.cnt[C_ROOT_DONE] == 1:
+        return st.reg[0]
+    fi, ff = st.fi[0], st.ff[0]
+    phase = fi[I_PHASE]
+    if phase == START:
+        return 0.0
+    lb = ff[F_INC]
+    if phase == FINISH:
+        return lb
+    cc = prm.cc
+    j = fi[I_FPOS]
+    if j < F - 1 or phase == FEATURE:
+        lb = min(lb, cc)
+    if j < F and phase != FEATURE:
+        cap = st.q.shape[1]
+        for i in range(fi[I_QH], fi[I_QT]):
+            e = st.q[0, i % cap]
+            a, b = e[2], e[3]
+            la = st.recL[0, a] if a >= 0 else 0.0
+            rb = st.recR[0, b] if b >= 0 else 0.0
+            lb = min(lb, la + rb + cc)
+        if phase != POP:
+            a, b = fi[I_A], fi[I_B]
+            la = st.recL[0, a] if a >= 0 else 0.0
+            rb = st.recR[0, b] if b >= 0 else 0.0
+            lb = min(lb, la + rb + cc)
+    return max(lb, 0.0)
