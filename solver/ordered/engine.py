@@ -41,6 +41,15 @@ def class_rows(cost):
     return ty.astype(np.int32) if np.array_equal(expected, cost) else None
 
 
+def class_weights(w, ty, L):
+    """Return each class's row weight when the weight of class rows depends on their class alone, else empty."""
+    if ty is None or len(w) == 0:
+        return np.zeros(0)
+    cw = np.zeros(L)
+    cw[ty] = w
+    return cw if np.array_equal(cw[ty], w) else np.zeros(0)
+
+
 class Engine:
     """One ordered search over ``rank`` (F, N) and ``cost`` (N, L), run in bounded steps.
 
@@ -80,11 +89,14 @@ class Engine:
         self.inputs = sm.Inputs(rank=rank, order=order, cost=cost, w=np.ascontiguousarray(w),
                                 key1=rng.integers(0, 2 ** 63, N, dtype=np.uint64),
                                 key2=rng.integers(0, 2 ** 63, N, dtype=np.uint64),
-                                ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty))
+                                                ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty),
+                                cw=class_weights(w, ty, L))
         integral = bool(np.all(cost == np.round(cost))) and float(cc) == round(float(cc))
         scale = max(1.0, float(w.sum()))
         self.params = sm.Params(cc=float(cc), unit=1.0 if integral else 0.0,
                                 eps=1e-9 if integral else 1e-9 * scale, diag=ty is not None,
+                                binary=ty is not None and L == 2 and np.array_equal(self.inputs.cw, [1.0, 1.0]),
+                                counts=ty is not None and np.array_equal(self.inputs.cw, np.ones(L)),
                                 min_leaf=max(1, int(min_leaf)),
                                 use_upper_bound=bool(use_upper_bound), use_interval=bool(use_interval),
                                 use_cache=bool(use_cache), use_depth_two=bool(use_depth_two),
@@ -96,6 +108,8 @@ class Engine:
         st = self.state
         if N:
             st.ord[0, :, :] = order
+            st.srk[0, :, :] = np.take_along_axis(rank, order, axis=1)
+            st.scl[0, :, :] = self.inputs.ty[order]
         st.fi[0, sm.I_N] = N
         st.fi[0, sm.I_D] = self.depth
         st.fi[0, sm.I_NB] = self.nodes_budget

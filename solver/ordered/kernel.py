@@ -55,27 +55,28 @@ def _full(d):
 
 
 @numba.njit(cache=True)
-def split_into(rank, key1, key2, st, top, j, s, left):
+def split_into(key1, key2, st, top, j, s, left):
     """Write the rows of one child of split position ``s`` of feature ``j`` at ``top`` into level ``top + 1``.
 
-    Every feature's order is filtered in place of re-sorting (a stable partition, §2.2); the child's
-    row-set keys are summed on the way. Returns the child's row count.
+    Every feature's order (with its ranks and classes) is filtered in place of re-sorting (a stable
+    partition, §2.2); the child's row-set keys are summed on the way. Returns the child's row count.
     """
     n = st.fi[top, I_N]
-    src = st.ord[top]
-    dst = st.ord[top + 1]
-    u = rank[j, src[j, s]]
-    F = rank.shape[0]
+    F = st.ord.shape[1]
+    side = st.side
+    src = st.ord[top, j]
+    for p in range(n):
+        side[src[p]] = 1 if (p < s) == left else 0
     h1, h2 = np.uint64(0), np.uint64(0)
     m = 0
     for g in range(F):
         m = 0
-        row = src[g]
-        out = dst[g]
+        row, rk, cl = st.ord[top, g], st.srk[top, g], st.scl[top, g]
+        out, ork, ocl = st.ord[top + 1, g], st.srk[top + 1, g], st.scl[top + 1, g]
         for p in range(n):
             r = row[p]
-            if (rank[j, r] < u) == left:
-                out[m] = r
+            if side[r] == 1:
+                out[m], ork[m], ocl[m] = r, rk[p], cl[p]
                 m += 1
                 if g == 0:
                     h1 += key1[r]
@@ -84,6 +85,19 @@ def split_into(rank, key1, key2, st, top, j, s, left):
     st.cnt[C_WORK] += F * n
     st.cnt[C_SPLITS] += 1
     return m
+
+
+@numba.njit(cache=True)
+def _children(inp, prm, st, top, n, j, s):
+    """The depth-two routine on the frame at ``top``: the integer one for two classes of unit weight."""
+    if prm.binary:
+        return sweep.children_binary(st.ord[top], st.srk[top], st.scl[top], st.side, n, j, s, prm.cc, prm.eps,
+                                     prm.min_leaf, st.dv, st.di)
+    if prm.counts:
+        return sweep.children_counts(st.ord[top], st.srk[top], st.scl[top], st.side, n, j, s, inp.cost.shape[1],
+                                     prm.cc, prm.eps, prm.min_leaf, st.counts, st.dv, st.di)
+    return sweep.children(inp.cost, inp.w, inp.cw, prm.diag, st.ord[top], st.srk[top], st.scl[top], st.side, n, j,
+                          s, prm.cc, prm.eps, prm.min_leaf, st.sw, st.dv, st.di)
 
 
 @numba.njit(cache=True)
@@ -212,8 +226,7 @@ def _start(inp, prm, st, top):
     ns = min(ns, _full(ds))
     fi[I_NSEARCH], fi[I_DSEARCH] = ns, ds
     if ds == 1:
-        st.cnt[C_WORK] += sweep.children(rank, cost, w, inp.ty, prm.diag, st.ord[top], n, -1, 0, cc, eps,
-                                         prm.min_leaf, st.sw, st.dv, st.di)
+        st.cnt[C_WORK] += _children(inp, prm, st, top, n, -1, 0)
         if st.dv[0, 0] < leaf - eps:
             ff[F_INC] = st.dv[0, 0]
             fi[I_INCT] = _stump(st, st.di, 0)
@@ -221,8 +234,9 @@ def _start(inp, prm, st, top):
         return True
     ford = st.ford[top]
     if prm.order_features:
-        st.cnt[C_WORK] += sweep.feature_scores(rank, cost, w, inp.ty, prm.diag, st.ord[top], n, prm.min_leaf, st.sw,
-                                               st.fsc)
+        # Gini above depth two (as the reference); the cheaper stump cost at depth two.
+        st.cnt[C_WORK] += sweep.feature_scores(cost, w, prm.diag, st.ord[top], st.srk[top], st.scl[top], n,
+                                               prm.min_leaf, ds >= 3, st.sw, st.fsc)
         ford[:] = np.argsort(st.fsc, kind="mergesort").astype(np.int32)
     else:
         for g in range(ford.shape[0]):
@@ -253,6 +267,7 @@ def _feature(inp, prm, st, top):
         j = st.ford[top, fi[I_FPOS]]
         n = fi[I_N]
         row = st.ord[top, j]
+        rk = st.srk[top, j]
         P = st.P[top]
         S = st.S[top]
         P[0] = 0.0
@@ -261,7 +276,7 @@ def _feature(inp, prm, st, top):
         cc, ml = prm.cc, prm.min_leaf
         m = 0
         for p in range(max(1, ml), n - max(1, ml) + 1):
-            if rank[j, row[p]] != rank[j, row[p - 1]]:
+            if rk[p] != rk[p - 1]:
                 # A child of weight at most cc never pays for its split (§4.6).
                 if cc > 0 and (P[p] <= cc or P[n] - P[p] <= cc):
                     continue
@@ -374,8 +389,7 @@ def _depth_two(inp, prm, st, top, ub):
     fi, ff = st.fi[top], st.ff[top]
     j, k = fi[I_FEAT], fi[I_K]
     s = st.S[top, k]
-    st.cnt[C_WORK] += sweep.children(inp.rank, inp.cost, inp.w, inp.ty, prm.diag, st.ord[top], fi[I_N], j,
-                                     s, prm.cc, prm.eps, prm.min_leaf, st.sw, st.dv, st.di)
+    st.cnt[C_WORK] += _children(inp, prm, st, top, fi[I_N], j, s)
     st.cnt[C_D2] += 1
     dv = st.dv
     stump_l, leaf_l, stump_r, leaf_r = dv[0, 0], dv[0, 1], dv[1, 0], dv[1, 1]
@@ -394,7 +408,7 @@ def _depth_two(inp, prm, st, top, ub):
         tl = _stump(st, st.di, 0) if left_stump else -(st.di[0, 4] + 1)
         tr = _stump(st, st.di, 1) if right_stump else -(st.di[1, 4] + 1)
         ff[F_INC] = score
-        fi[I_INCT] = _node(st, j, inp.rank[j, st.ord[top, j, s]], tl, tr)
+        fi[I_INCT] = _node(st, j, st.srk[top, j, s], tl, tr)
 
 
 @numba.njit(cache=True)
@@ -413,7 +427,7 @@ def _alloc(inp, prm, st, top):
     nr = fi[I_NSEARCH] - 1 - nl
     ub = min(ff[F_U], ff[F_INC])
     bound = min(ub + prm.unit, ff[F_INC]) - prm.cc if prm.use_upper_bound else INF
-    m = split_into(inp.rank, inp.key1, inp.key2, st, top, j, s, big_left)
+    m = split_into(inp.key1, inp.key2, st, top, j, s, big_left)
     fi[I_PHASE] = WAIT_BIG
     _push_child(st, top, m, fi[I_DSEARCH] - 1, nl if big_left else nr, bound)
 
@@ -441,7 +455,7 @@ def _after_big(inp, prm, st, top, use_interval):
     big_left = fi[I_BIGLEFT] == 1
     nl = fi[I_AL]
     nr = fi[I_NSEARCH] - 1 - nl
-    m = split_into(inp.rank, inp.key1, inp.key2, st, top, j, s, not big_left)
+    m = split_into(inp.key1, inp.key2, st, top, j, s, not big_left)
     fi[I_PHASE] = WAIT_SMALL
     _push_child(st, top, m, fi[I_DSEARCH] - 1, nr if big_left else nl, bound)
 
@@ -472,7 +486,7 @@ def _alloc_done(inp, prm, st, top):
     if okl == 1 and okr == 1 and score < min(ff[F_U], ff[F_INC]) - prm.eps:
         j, k = fi[I_FEAT], fi[I_K]
         ff[F_INC] = score
-        fi[I_INCT] = _node(st, j, inp.rank[j, st.ord[top, j, st.S[top, k]]], tl, tr)
+        fi[I_INCT] = _node(st, j, st.srk[top, j, st.S[top, k]], tl, tr)
     fi[I_AL] += 1
     fi[I_PHASE] = ALLOC
 
@@ -582,7 +596,7 @@ def unwind(inp, prm, st):
                 other_t = -(lab + 1)
             total = child_v + other_v + prm.cc
             if total < v - prm.eps:
-                u = inp.rank[j, st.ord[lev, j, s]]
+                u = st.srk[lev, j, s]
                 v = total
                 t = _node(st, j, u, child_t, other_t) if child_left else _node(st, j, u, other_t, child_t)
         child_v, child_t = v, t

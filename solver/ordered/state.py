@@ -43,6 +43,8 @@ class Inputs(NamedTuple):
         Random keys; a row set is identified by the wrapping sums of its rows' keys.
     ty : array of int32, shape (N,)
         Class rows (``Params.diag``): the one label under which each row costs nothing.
+    cw : array of float64, shape (L,) or (0,)
+        Class rows whose weight depends on their class alone: ``w[r] == cw[ty[r]]`` (else empty).
     """
 
     rank: np.ndarray
@@ -52,6 +54,7 @@ class Inputs(NamedTuple):
     key1: np.ndarray
     key2: np.ndarray
     ty: np.ndarray
+    cw: np.ndarray
 
 
 class Params(NamedTuple):
@@ -64,6 +67,10 @@ class Params(NamedTuple):
         exactly and a failure proves one more: ConTree's ``+1``), else 0.0.
     eps : float
         A tree must beat a bound by more than this to count as better.
+    binary : bool
+        Class rows of two classes and unit weight: the depth-two routine counts in integers.
+    counts : bool
+        Class rows of unit weight (any number of classes): integer class counts.
     diag : bool
         Class rows: row ``r`` costs ``w[r]`` under every label but ``ty[r]`` and nothing under it (accuracy
         and its weighted forms); sums are then kept per class (``solver.ordered.sweep``).
@@ -78,6 +85,8 @@ class Params(NamedTuple):
     unit: float
     eps: float
     diag: bool
+    binary: bool
+    counts: bool
     min_leaf: int
     use_upper_bound: bool
     use_interval: bool
@@ -91,6 +100,9 @@ class State(NamedTuple):
 
     # Node rows, sorted by each feature: ord[level, f, :n].
     ord: np.ndarray  # int32 (V, F, N)
+    srk: np.ndarray  # int32 (V, F, N): rank of each of those rows in that feature
+    scl: np.ndarray  # int32 (V, F, N): class of each of those rows (class rows only)
+    side: np.ndarray  # uint8 (N,): scratch, 1 for the rows of a split's right child
     ford: np.ndarray  # int32 (V, F): the order in which each frame searches the features
     tot: np.ndarray  # float64 (V, L): cost sums of the node's rows
     # Frame scalars, int64 (V, 24) and float64 (V, 16) and uint64 (V, 2); see the I_* and F_* slots.
@@ -117,6 +129,7 @@ class State(NamedTuple):
     cx: np.ndarray  # uint8 (C,): 1 exact, 0 lower bound
     # Scratch of the depth-two routine.
     sw: np.ndarray  # float64 (4, L): scratch of ``sweep.children``
+    counts: np.ndarray  # int64 (4, L): scratch of ``sweep.children_counts``
     fsc: np.ndarray  # float64 (F,): scratch of ``sweep.feature_scores``
     dv: np.ndarray  # float64 (2, 4): per child best value, leaf value, size, weight
     di: np.ndarray  # int64 (2, 5): per child feature (-1: leaf), split rank, left label, right label, leaf label
@@ -141,6 +154,9 @@ def make_state(F, N, L, levels, pool=1024, cache=1 << 12):
     ci[:, 0] = EMPTY
     return State(
         ord=np.zeros((levels, F, N), dtype=np.int32),
+        srk=np.zeros((levels, F, N), dtype=np.int32),
+        scl=np.zeros((levels, F, N), dtype=np.int32),
+        side=np.zeros(N, dtype=np.uint8),
         ford=np.zeros((levels, F), dtype=np.int32),
         tot=np.zeros((levels, L)),
         fi=np.zeros((levels, N_I), dtype=np.int64),
@@ -162,6 +178,7 @@ def make_state(F, N, L, levels, pool=1024, cache=1 << 12):
         cv=np.zeros(cache),
         cx=np.zeros(cache, dtype=np.uint8),
         sw=np.zeros((4, max(L, 1))),
+        counts=np.zeros((4, max(L, 1)), dtype=np.int64),
         fsc=np.zeros(F),
         dv=np.zeros((2, 4)),
         di=np.zeros((2, 5), dtype=np.int64),
@@ -174,7 +191,7 @@ def grow_levels(state, levels):
     """Return ``state`` with room for ``levels`` frames (the frames in use are kept)."""
     old = state.fi.shape[0]
     changes = {}
-    for name in ("ord", "ford", "tot", "fi", "ff", "fh", "S", "P", "recL", "recR", "recS", "q"):
+    for name in ("ord", "srk", "scl", "ford", "tot", "fi", "ff", "fh", "S", "P", "recL", "recR", "recS", "q"):
         a = getattr(state, name)
         b = np.zeros((levels,) + a.shape[1:], dtype=a.dtype)
         b[:old] = a

@@ -53,20 +53,22 @@ def _best_suffix(pre, total, weight, seen, diag, L):
 
 
 @numba.njit(cache=True)
-def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, di):
+def children(cost, w, cw, diag, ordl, srk, scl, side, n, j, s, cc, eps, min_leaf, sw, dv, di):
     """Solve both children of split position ``s`` of feature ``j`` to depth one; ``j < 0``: the node itself.
 
     Parameters
     ----------
-    rank : array of int32, shape (F, N)
     cost : array of float64, shape (N, L)
     w : array of float64, shape (N,)
-    ty : array of int32, shape (N,)
-        Class of each row (``diag`` only).
+    cw : array of float64, shape (L,)
+        Class rows whose weight is their class's (no row weights): ``w[r] == cw[class]``; else empty.
     diag : bool
-        Rows are class rows (see the module docstring).
-    ordl : array of int32, shape (F, N)
-        The node's rows sorted by each feature (first ``n`` entries used).
+        Class rows (see the module docstring).
+    ordl, srk, scl : array of int32, shape (F, N)
+        The node's rows sorted by each feature, their ranks and their classes in that order (first ``n``
+        entries used).
+    side : array of uint8, shape (N,)
+        Scratch: 1 for the rows of the right child.
     n, j, s : int
         Rows of the node; the split: the first ``s`` rows of ``ordl[j]`` go left (child 0).
     cc, eps : float
@@ -85,23 +87,26 @@ def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, 
     work : int
         Rows visited.
     """
-    F, L = rank.shape[0], cost.shape[1]
+    F, L = ordl.shape[0], cost.shape[1]
     two = j >= 0
-    u = rank[j, ordl[j, s]] if two else 0
+    by_class = diag and cw.shape[0] > 0
     sw[:, :] = 0.0
     t0, t1, p0, p1 = sw[0], sw[1], sw[2], sw[3]
     size0 = size1 = 0
     weight0 = weight1 = 0.0
-    src = ordl[j] if two else ordl[0]
+    jj = j if two else 0
+    src = ordl[jj]
     for p in range(n):
         r = src[p]
-        tot = t1 if two and p >= s else t0
+        right = two and p >= s
+        side[r] = 1 if right else 0
+        tot = t1 if right else t0
         if diag:
-            tot[ty[r]] += w[r]
+            tot[scl[jj, p]] += w[r]
         else:
             for l in range(L):
                 tot[l] += cost[r, l]
-        if two and p >= s:
+        if right:
             size1 += 1
             weight1 += w[r]
         else:
@@ -114,7 +119,6 @@ def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, 
     di[0, 0], di[0, 1], di[0, 2], di[0, 3], di[0, 4] = -1, 0, lab0, lab0, lab0
     di[1, 0], di[1, 1], di[1, 2], di[1, 3], di[1, 4] = -1, 0, lab1, lab1, lab1
     work = n
-    rj = rank[j] if two else rank[0]
     for g in range(F):
         # Nothing beats a best of at most cc (a stump costs cc more than its leaves); two leaves of at least
         # min_leaf rows and, when a node costs cc, more than cc weight each (spec §4.6) must fit.
@@ -130,11 +134,12 @@ def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, 
         next0 = next1 = -1.0
         last0 = last1 = -1
         order = ordl[g]
-        rg_row = rank[g]
+        ranks = srk[g]
+        classes = scl[g]
         for p in range(n):
             r = order[p]
-            rg = rg_row[r]
-            if two and rj[r] >= u:
+            rg = ranks[p]
+            if side[r] == 1:
                 if done1:
                     continue
                 if rg != last1 and seen1 > next1 and cnt1 >= min_leaf and size1 - cnt1 >= min_leaf:
@@ -154,13 +159,19 @@ def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, 
                         if done0:
                             break
                         continue
-                if diag:
-                    p1[ty[r]] += w[r]
+                if by_class:
+                    t = classes[p]
+                    x = cw[t]
+                    p1[t] += x
+                elif diag:
+                    x = w[r]
+                    p1[classes[p]] += x
                 else:
+                    x = w[r]
                     for l in range(L):
                         p1[l] += cost[r, l]
                 cnt1 += 1
-                seen1 += w[r]
+                seen1 += x
                 last1 = rg
             else:
                 if done0:
@@ -180,13 +191,19 @@ def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, 
                         if done1:
                             break
                         continue
-                if diag:
-                    p0[ty[r]] += w[r]
+                if by_class:
+                    t = classes[p]
+                    x = cw[t]
+                    p0[t] += x
+                elif diag:
+                    x = w[r]
+                    p0[classes[p]] += x
                 else:
+                    x = w[r]
                     for l in range(L):
                         p0[l] += cost[r, l]
                 cnt0 += 1
-                seen0 += w[r]
+                seen0 += x
                 last0 = rg
         work += n
     dv[0, 0], dv[1, 0] = best0, best1
@@ -194,13 +211,14 @@ def children(rank, cost, w, ty, diag, ordl, n, j, s, cc, eps, min_leaf, sw, dv, 
 
 
 @numba.njit(cache=True)
-def feature_scores(rank, cost, w, ty, diag, ordl, n, min_leaf, sw, out):
-    """Write into ``out[g]`` the cost of the best stump on feature ``g`` alone (the leaf's if none is better).
+def feature_scores(cost, w, diag, ordl, srk, scl, n, min_leaf, gini, sw, out):
+    """Write into ``out[g]`` a score of feature ``g`` at the node (lower is better), to search it best first.
 
-    Used to search a node's features best first (spec §4.5 orders by Gini; the stump's own cost is what
-    the incumbent needs). Returns the rows visited.
+    ``gini`` (class rows only): the best weighted Gini impurity of a split on ``g`` (spec §4.5, as the
+    reference orders); else the cost of the best stump on ``g``. Returns the rows visited.
     """
-    F, L = rank.shape[0], cost.shape[1]
+    gini = gini and diag
+    F, L = ordl.shape[0], cost.shape[1]
     total = sw[0]
     pre = sw[2]
     total[:] = 0.0
@@ -209,33 +227,37 @@ def feature_scores(rank, cost, w, ty, diag, ordl, n, min_leaf, sw, out):
     for p in range(n):
         r = rows[p]
         if diag:
-            total[ty[r]] += w[r]
+            total[scl[0, p]] += w[r]
         else:
             for l in range(L):
                 total[l] += cost[r, l]
         weight += w[r]
     leaf, _ = _best(total, total, weight, weight, diag, L)
     for g in range(F):
-        best = leaf
+        best = weight if gini else leaf
         pre[:] = 0.0
-        cnt, seen, nxt, last = 0, 0.0, -1.0, -1
+        cnt, seen, last = 0, 0.0, -1
         order = ordl[g]
-        rg_row = rank[g]
         for p in range(n):
             r = order[p]
-            rg = rg_row[r]
-            if rg != last and seen > nxt and cnt >= min_leaf and n - cnt >= min_leaf:
-                left, _ = _best(pre, total, weight, seen, diag, L)
-                right, _ = _best_suffix(pre, total, weight, seen, diag, L)
-                value = left + right
-                if value < best:
-                    best, nxt = value, seen
+            rg = srk[g, p]
+            rest = weight - seen
+            if rg != last and cnt >= min_leaf and n - cnt >= min_leaf and seen > 0.0 and rest > 0.0:
+                if gini:
+                    a = b = 0.0
+                    for l in range(L):
+                        a += pre[l] * pre[l]
+                        x = total[l] - pre[l]
+                        b += x * x
+                    value = (seen - a / seen) + (rest - b / rest)
                 else:
-                    nxt = seen + (value - best)
-                if right <= 0.0 or nxt >= weight:
-                    break
+                    left, _ = _best(pre, total, weight, seen, diag, L)
+                    right, _ = _best_suffix(pre, total, weight, seen, diag, L)
+                    value = left + right
+                if value < best:
+                    best = value
             if diag:
-                pre[ty[r]] += w[r]
+                pre[scl[g, p]] += w[r]
             else:
                 for l in range(L):
                     pre[l] += cost[r, l]
@@ -244,3 +266,177 @@ def feature_scores(rank, cost, w, ty, diag, ordl, n, min_leaf, sw, out):
             last = rg
         out[g] = best
     return F * n
+
+
+@numba.njit(cache=True)
+def _evaluate_binary(size, ones_total, cnt, ones, best, cc, eps):
+    """Return (cost, left label, right label) of the stump after ``cnt`` prefix rows, ``ones`` of class 1."""
+    left = min(ones, cnt - ones)
+    rest, rest_ones = size - cnt, ones_total - ones
+    right = min(rest_ones, rest - rest_ones)
+    return left + right + cc, 1 if ones > cnt - ones else 0, 1 if rest_ones > rest - rest_ones else 0
+
+
+@numba.njit(cache=True)
+def children_binary(ordl, srk, scl, side, n, j, s, cc, eps, min_leaf, dv, di):
+    """``children`` for two classes and unit row weights: integer counts kept in registers, no branch per child.
+
+    Same parameters and results as ``children`` (the class of each row in ``scl``). A row's child selects
+    which counters it updates arithmetically, so that the child of consecutive rows (random) costs no
+    mispredicted branch; a done child's counters run on unread.
+    """
+    F = ordl.shape[0]
+    two = j >= 0
+    jj = j if two else 0
+    src = ordl[jj]
+    size0 = size1 = ones0 = ones1 = 0
+    for p in range(n):
+        right = 1 if two and p >= s else 0
+        side[src[p]] = right
+        t = scl[jj, p]
+        size1 += right
+        ones1 += t * right
+        ones0 += t * (1 - right)
+    size0 = n - size1
+    best0 = min(ones0, size0 - ones0) * 1.0
+    best1 = min(ones1, size1 - ones1) * 1.0
+    lab0 = 1 if ones0 > size0 - ones0 else 0
+    lab1 = 1 if ones1 > size1 - ones1 else 0
+    dv[0, 0], dv[0, 1], dv[0, 2], dv[0, 3] = best0, best0, size0, size0
+    dv[1, 0], dv[1, 1], dv[1, 2], dv[1, 3] = best1, best1, size1, size1
+    di[0, 0], di[0, 1], di[0, 2], di[0, 3], di[0, 4] = -1, 0, lab0, lab0, lab0
+    di[1, 0], di[1, 1], di[1, 2], di[1, 3], di[1, 4] = -1, 0, lab1, lab1, lab1
+    work = n
+    for g in range(F):
+        done0 = best0 <= cc + eps or size0 < 2 * min_leaf or (cc > 0 and size0 <= 2 * cc)
+        done1 = (not two) or best1 <= cc + eps or size1 < 2 * min_leaf or (cc > 0 and size1 <= 2 * cc)
+        if done0 and done1:
+            break
+        cnt0 = cnt1 = pre0 = pre1 = 0
+        next0 = next1 = -1.0
+        last0 = last1 = -1
+        order = ordl[g]
+        ranks = srk[g]
+        classes = scl[g]
+        for p in range(n):
+            c = np.int64(side[order[p]])
+            rg = ranks[p]
+            t = np.int64(classes[p])
+            # The child's counters, chosen without a branch.
+            cnt = cnt1 if c else cnt0
+            if rg != (last1 if c else last0) and cnt > (next1 if c else next0) and not (done1 if c else done0) \
+                    and cnt >= min_leaf and (size1 if c else size0) - cnt >= min_leaf:
+                if c:
+                    value, labl, labr = _evaluate_binary(size1, ones1, cnt1, pre1, best1, cc, eps)
+                    if value < best1 - eps:
+                        best1 = value
+                        di[1, 0], di[1, 1], di[1, 2], di[1, 3] = g, rg, labl, labr
+                        next1 = cnt1
+                    else:
+                        next1 = cnt1 + (value - best1)
+                    rest_ones = ones1 - pre1
+                    if min(rest_ones, size1 - cnt1 - rest_ones) <= eps or next1 >= size1:
+                        done1 = True
+                else:
+                    value, labl, labr = _evaluate_binary(size0, ones0, cnt0, pre0, best0, cc, eps)
+                    if value < best0 - eps:
+                        best0 = value
+                        di[0, 0], di[0, 1], di[0, 2], di[0, 3] = g, rg, labl, labr
+                        next0 = cnt0
+                    else:
+                        next0 = cnt0 + (value - best0)
+                    rest_ones = ones0 - pre0
+                    if min(rest_ones, size0 - cnt0 - rest_ones) <= eps or next0 >= size0:
+                        done0 = True
+                if done0 and done1:
+                    break
+            cnt1 += c
+            cnt0 += 1 - c
+            pre1 += t * c
+            pre0 += t * (1 - c)
+            last1 = rg if c else last1
+            last0 = last0 if c else rg
+        work += n
+    dv[0, 0], dv[1, 0] = best0, best1
+    return work
+
+
+@numba.njit(cache=True)
+def children_counts(ordl, srk, scl, side, n, j, s, K, cc, eps, min_leaf, counts, dv, di):
+    """``children`` for class rows of unit weight and any number ``K`` of classes: integer class counts.
+
+    A row's child and class index the counters (no branch per child); ``counts`` is scratch of shape
+    (4, K): child totals (rows 0, 1) and prefixes (rows 2, 3). Same results as ``children``.
+    """
+    F = ordl.shape[0]
+    two = j >= 0
+    jj = j if two else 0
+    src = ordl[jj]
+    counts[:, :] = 0
+    size = np.zeros(2, dtype=np.int64)
+    for p in range(n):
+        c = 1 if two and p >= s else 0
+        side[src[p]] = c
+        counts[c, scl[jj, p]] += 1
+        size[c] += 1
+    best = np.zeros(2)
+    for c in range(2):
+        top, lab = counts[c, 0], 0
+        for t in range(1, K):
+            if counts[c, t] > top:
+                top, lab = counts[c, t], t
+        best[c] = size[c] - top
+        dv[c, 0], dv[c, 1], dv[c, 2], dv[c, 3] = best[c], best[c], size[c], size[c]
+        di[c, 0], di[c, 1], di[c, 2], di[c, 3], di[c, 4] = -1, 0, lab, lab, lab
+    cnt = np.zeros(2, dtype=np.int64)
+    nxt = np.zeros(2)
+    last = np.zeros(2, dtype=np.int64)
+    done = np.zeros(2, dtype=np.bool_)
+    work = n
+    for g in range(F):
+        active = 0
+        for c in range(2):
+            done[c] = (c == 1 and not two) or best[c] <= cc + eps or size[c] < 2 * min_leaf or \
+                (cc > 0 and size[c] <= 2 * cc)
+            active += 0 if done[c] else 1
+            cnt[c], nxt[c], last[c] = 0, -1.0, -1
+            counts[2 + c, :] = 0
+        if active == 0:
+            break
+        order = ordl[g]
+        ranks = srk[g]
+        classes = scl[g]
+        for p in range(n):
+            c = np.int64(side[order[p]])
+            rg = ranks[p]
+            k = cnt[c]
+            if rg != last[c] and k > nxt[c] and not done[c] and k >= min_leaf and size[c] - k >= min_leaf:
+                top_l, lab_l, top_r, lab_r = -1, 0, -1, 0
+                for t in range(K):
+                    a = counts[2 + c, t]
+                    b = counts[c, t] - a
+                    if a > top_l:
+                        top_l, lab_l = a, t
+                    if b > top_r:
+                        top_r, lab_r = b, t
+                right = (size[c] - k) - top_r
+                value = (k - top_l) + right + cc
+                if value < best[c] - eps:
+                    best[c] = value
+                    di[c, 0], di[c, 1], di[c, 2], di[c, 3] = g, rg, lab_l, lab_r
+                    nxt[c] = k
+                else:
+                    nxt[c] = k + (value - best[c])
+                # A suffix that costs nothing stays free while the prefix only grows (§3.3); the rows left
+                # cannot lower the cost by more than their count.
+                if right <= eps or nxt[c] >= size[c]:
+                    done[c] = True
+                    active -= 1
+                    if active == 0:
+                        break
+            cnt[c] = k + 1
+            counts[2 + c, classes[p]] += 1
+            last[c] = rg
+        work += n
+    dv[0, 0], dv[1, 0] = best[0], best[1]
+    return work
