@@ -109,15 +109,15 @@ def _score_rows(model, X):
 
 def _classification(model, problem):
     if not isinstance(model, Tree):
-        y_pred = model.predict(problem.X)
+        y_pred = model.predict(problem)
         return classification_metrics(problem.y, y_pred, len(model.classes), problem.sample_weight,
-                                      _score_rows(model, problem.X))
+                                      _score_rows(model, problem))
     # A tree predicts (and scores) per leaf: every metric follows from the rows' class counts at each leaf,
     # one pass over the rows (``classification_metrics`` on per-row predictions gives the same).
     K, n_nodes = len(model.classes), model.n_nodes
     if problem.n_samples and problem.y.max() >= K:
         raise ValueError(f"the rows have a class index {int(problem.y.max())}; the tree knows {K} classes")
-    reached = model.apply(problem.X)
+    reached = model.apply(problem)
     at = np.bincount(reached * K + problem.y, weights=problem.weights, minlength=n_nodes * K).reshape(n_nodes, K)
     leaves = np.flatnonzero(model.is_leaf)
     C = at[leaves].T @ np.eye(K)[model.prediction[leaves]]  # C[true, predicted]
@@ -136,7 +136,7 @@ def _policy(model, problem):
     """Return how often the policy agrees with the historic treatment, and the mean outcome where it does."""
     if problem.treatment is None:
         return {}
-    agree = model.predict(problem.X) == problem.treatment
+    agree = model.predict(problem) == problem.treatment
     out = {"n_samples": int(problem.n_samples), "agreement": float(agree.mean())}
     if problem.outcome is not None and agree.any():
         out["mean_outcome_where_agreeing"] = float(problem.outcome[agree].mean())

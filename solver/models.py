@@ -26,6 +26,24 @@ def _int_array(values):
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+def _used_columns(X, used, index):
+    """Return ``(matrix, index)`` to read features ``used`` of ``X`` through ``index``.
+
+    A binary matrix is returned as it is; from a ``Problem`` (anything with ``column``) only the used
+    features are read, into a narrow matrix whose columns ``index`` is remapped to.
+    """
+    if not hasattr(X, "column"):
+        return np.asarray(X), index
+    if getattr(X, "has_binary", False):
+        return X.X, index
+    used = np.unique(np.asarray(used, dtype=np.int64))
+    narrow = np.zeros((X.n_samples, max(len(used), 1)), dtype=np.uint8)
+    for i, j in enumerate(used.tolist()):
+        narrow[:, i] = X.column(j)
+    remap = np.searchsorted(used, np.maximum(index, 0)) if len(used) else np.zeros_like(index)
+    return narrow, np.where(index < 0, index, remap)
+
+
 def tree_dict(feature, left, right, prediction, counts, classes, features, kind):
     """Return the JSON-able dict of a tree (``Tree.to_dict``) from plain lists, without building the ``Tree``.
 
@@ -127,15 +145,16 @@ class Tree:
 
         Parameters
         ----------
-        X : array of uint8 or bool, shape (n, n_features)
+        X : array of uint8 or bool, shape (n, n_features), or a ``Problem``
+            A problem is read through ``Problem.column`` (its binary matrix is not built).
         """
-        X = np.asarray(X)
+        X, feature = _used_columns(X, self.feature[self.feature != LEAF], self.feature)
         node = np.zeros(len(X), dtype=np.int64)
         active = self.feature[node] != LEAF
         while active.any():
             rows = np.flatnonzero(active)
             at = node[rows]
-            go_right = X[rows, self.feature[at]] != 0
+            go_right = X[rows, feature[at]] != 0
             node[rows] = np.where(go_right, self.right[at], self.left[at])
             active = self.feature[node] != LEAF
         return node
@@ -246,11 +265,11 @@ class RuleList:
         return len(self.antecedents) + 1
 
     def apply(self, X):
-        """Return the index of the rule that captures each row (``length`` = default)."""
-        X = np.asarray(X)
+        """Return the index of the rule that captures each row (``length`` = default); ``X`` as ``Tree.apply``."""
+        X, antecedents = _used_columns(X, self.antecedents, self.antecedents)
         rule = np.full(len(X), self.length, dtype=np.int64)
         for k in range(self.length - 1, -1, -1):
-            rule[X[:, self.antecedents[k]] != 0] = k
+            rule[X[:, antecedents[k]] != 0] = k
         return rule
 
     def predict(self, X):

@@ -1,4 +1,11 @@
-"""The binarized problem every solver reads."""
+"""The binarized problem every solver reads.
+
+A problem holds its binary features twice over: as the 0/1 matrix ``X`` (one column per cut) and as
+``OrderedColumns`` (one rank per row for each family of nested cuts, ``solver.data.ordered``). The
+ordered solvers read the ranks; the others read ``X``. A problem made with ``X=None`` and ordered
+columns materialises ``X`` only when something reads it (a large numeric table has far more cuts
+than rows would fit in memory as bytes).
+"""
 
 from __future__ import annotations
 
@@ -43,6 +50,9 @@ class Problem:
         Plain sentences about how the raw table became this problem.
     binarization : dict
         How the features were made (``solver.data.binarize.binarization_report``).
+    ordered : OrderedColumns, optional
+        The features as ranks of nested families; derived from ``X`` when not given
+        (``ordered_columns``). With ``X=None`` it is the only copy, and ``X`` is built on first use.
     """
 
     X: np.ndarray
@@ -60,36 +70,79 @@ class Problem:
     label_name: str = "label"
     notes: list = field(default_factory=list)
     binarization: dict = field(default_factory=dict)
+    ordered: OrderedColumns | None = None
 
     def __post_init__(self):
-        X = np.ascontiguousarray(self.X, dtype=np.uint8)
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-d array, got {X.ndim} dimensions")
-        if X.size and X.max() > 1:
-            raise ValueError("X must be binary (0/1)")
-        object.__setattr__(self, "X", X)
-        if len(self.features) != X.shape[1]:
-            raise ValueError(f"{len(self.features)} feature predicates for {X.shape[1]} columns")
+        if self.X is None:
+            if self.ordered is None:
+                raise ValueError("a problem needs X or ordered columns")
+            # Built on first read (``__getattr__``), so that a problem can exist without its binary matrix.
+            object.__delattr__(self, "X")
+            shape = (self.ordered.n_samples, self.ordered.n_features)
+        else:
+            X = np.ascontiguousarray(self.X, dtype=np.uint8)
+            if X.ndim != 2:
+                raise ValueError(f"X must be a 2-d array, got {X.ndim} dimensions")
+            if X.size and X.max() > 1:
+                raise ValueError("X must be binary (0/1)")
+            object.__setattr__(self, "X", X)
+            shape = X.shape
+        if len(self.features) != shape[1]:
+            raise ValueError(f"{len(self.features)} feature predicates for {shape[1]} columns")
         casts = {"y": np.int64, "sample_weight": np.float64, "time": np.float64, "event": bool,
                  "group": np.int64, "treatment": np.int64, "outcome": np.float64}
         for name, dtype in casts.items():
             value = getattr(self, name)
             if value is not None:
                 value = np.ascontiguousarray(value, dtype=dtype)
-                if value.shape != (X.shape[0],):
-                    raise ValueError(f"{name} has shape {value.shape}, expected ({X.shape[0]},)")
+                if value.shape != (shape[0],):
+                    raise ValueError(f"{name} has shape {value.shape}, expected ({shape[0]},)")
                 object.__setattr__(self, name, value)
         if self.feature_cost is not None:
             object.__setattr__(self, "feature_cost", np.ascontiguousarray(self.feature_cost, dtype=np.float64))
         object.__setattr__(self, "classes", [str(c) for c in self.classes])
 
+    def __getattr__(self, name):
+        # Only reached for a missing attribute: the binary matrix of a problem made from ordered columns.
+        if name == "X" and "ordered" in self.__dict__ and self.__dict__["ordered"] is not None:
+            X = self.__dict__["ordered"].binary()
+            object.__setattr__(self, "X", X)
+            return X
+        raise AttributeError(name)
+
+    @property
+    def has_binary(self):
+        """Whether the binary matrix exists (reading ``X`` builds it)."""
+        return "X" in self.__dict__
+
     @property
     def n_samples(self):
-        return self.X.shape[0]
+        return self.X.shape[0] if self.has_binary else self.ordered.n_samples
 
     @property
     def n_features(self):
-        return self.X.shape[1]
+        return len(self.features)
+
+    def ordered_columns(self):
+        """Return the features as ``OrderedColumns`` (given, or derived from ``X`` once)."""
+        if self.ordered is None:
+            from solver.data.ordered import from_binary  # solver.data imports this module
+
+            object.__setattr__(self, "ordered", from_binary(self.X, self.features))
+        return self.ordered
+
+    def column(self, feature, rows=None):
+        """Return binary feature ``feature`` as bool (of ``rows``), without building ``X`` if it does not exist."""
+        if self.has_binary:
+            col = self.X[:, feature] != 0
+            return col if rows is None else col[rows]
+        return self.ordered.column(feature, rows)
+
+    def with_changes(self, **changes):
+        """Return a copy with ``changes`` (``dataclasses.replace`` that keeps an unbuilt ``X`` unbuilt)."""
+        if not self.has_binary and "X" not in changes:
+            changes["X"] = None
+        return replace(self, **changes)
 
     @property
     def n_classes(self):
@@ -117,7 +170,9 @@ class Problem:
     def take(self, rows):
         """Return the sub-problem of the given rows (indices or boolean mask)."""
         rows = np.asarray(rows)
-        changes = {"X": self.X[rows]}
+        changes = {"X": self.X[rows] if self.has_binary else None}
+        if self.ordered is not None:
+            changes["ordered"] = self.ordered.take(rows)
         for name in ROLE_FIELDS:
             value = getattr(self, name)
             if value is not None:

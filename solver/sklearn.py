@@ -322,7 +322,7 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
                  pauc_theta=0.1, use_hierarchical_bound=True, use_lookahead_bound=True,
                  use_incremental_progress_bound=True, use_progress_lower_bound=True, use_equivalent_points_bound=True,
                  use_leaf_permutation_bound=True, use_leaf_count_bound=True, use_similar_support_bound=True,
-                 time_limit=None, node_limit=None, binarize="exact"):
+                 threshold_search="auto", time_limit=None, node_limit=None, binarize="exact"):
         self.objective = objective
         self.regularization = regularization
         self.max_depth = max_depth
@@ -336,6 +336,7 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
         self.use_leaf_permutation_bound = use_leaf_permutation_bound
         self.use_leaf_count_bound = use_leaf_count_bound
         self.use_similar_support_bound = use_similar_support_bound
+        self.threshold_search = threshold_search
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.binarize = binarize
@@ -381,7 +382,8 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
                  misclassification_costs=None, teacher="doubly_robust", capacity=None, reference_treatment=None,
                  use_depth_two_solver=True,
                  use_upper_bound=True, use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
-                 use_branch_caching=False, time_limit=None, node_limit=None, binarize="quantile:16"):
+                 use_branch_caching=False, threshold_search="auto", time_limit=None, node_limit=None,
+                 binarize="exact"):
         self.task = task
         self.max_depth = max_depth
         self.max_nodes = max_nodes
@@ -397,6 +399,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
         self.use_similarity_lower_bound = use_similarity_lower_bound
         self.use_dataset_caching = use_dataset_caching
         self.use_branch_caching = use_branch_caching
+        self.threshold_search = threshold_search
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.binarize = binarize

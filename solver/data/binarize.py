@@ -29,11 +29,14 @@ import numpy as np
 
 from solver import predicates
 from solver.data.encode import column_features
+from solver.data.ordered import from_table
 from solver.data.roles import Roles
 from solver.data.table import DataError, factorize, missing_mask
 from solver.problem import Problem
 
 __all__ = ["Method", "Roles", "binarization_report", "label_classes", "make_problem", "parse_method"]
+
+EAGER_CELLS = 1 << 26  # rows × binary features up to which a problem's 0/1 matrix is built at once (64 MB)
 
 
 class Method(NamedTuple):
@@ -191,13 +194,15 @@ def make_problem(table, roles, method="exact"):
         notes += column_notes
     if not features:
         raise DataError("No usable feature columns remain (every feature column is constant or empty).")
-    X = predicates.evaluate_all(features, table.columns)
+    ordered = from_table(features, table.columns)
+    # The 0/1 matrix only when it is small; the ordered solvers never need it, the others build it on use.
+    X = ordered.binary() if ordered.cells() <= EAGER_CELLS else None
     if roles.feature_cost:
         fields["feature_cost"] = np.array(costs)
-    report = binarization_report(table, feature_names, X, fields.get("y"), fields.get("sample_weight"), method)
+    report = binarization_report(table, feature_names, ordered, fields.get("y"), fields.get("sample_weight"), method)
     if report.get("note"):
         notes.append(report["note"])
-    return Problem(X=X, features=features, notes=notes, binarization=report, **fields)
+    return Problem(X=X, features=features, notes=notes, binarization=report, ordered=ordered, **fields)
 
 
 def _with_guessed_cuts(method, table, feature_names, fields):
@@ -250,8 +255,11 @@ def best_accuracy(group, y, weights, n_classes):
     return float(mass.max(axis=1).sum() / weights.sum())
 
 
-def binarization_report(table, feature_names, X, y, weights, method):
+def binarization_report(table, feature_names, ordered, y, weights, method):
     """Describe a binarization and, with a label, what it costs in reachable accuracy.
+
+    ``ordered``: the features as ``OrderedColumns`` (rows agree on every binary feature iff they agree
+    on every family's rank).
 
     Returns
     -------
@@ -260,14 +268,15 @@ def binarization_report(table, feature_names, X, y, weights, method):
         label also ``best_accuracy_raw`` (distinct raw feature rows) and
         ``best_accuracy`` (distinct binary rows), and a ``note`` sentence.
     """
-    report = {"method": method.text, "exact": method.exact, "n_features": int(X.shape[1])}
+    report = {"method": method.text, "exact": method.exact, "n_features": int(ordered.n_features),
+              "n_ordered": int(len(ordered.size))}
     if y is None or len(y) == 0:
         return report
     weights = np.ones(len(y)) if weights is None else weights
     n_classes = int(y.max()) + 1
     n = len(y)
     raw = row_groups((factorize(table[name])[0] for name in feature_names), n)
-    binary = row_groups(np.packbits(X, axis=1).T, n)
+    binary = row_groups(ordered.rank, n)
     report["best_accuracy_raw"] = best_accuracy(raw, y, weights, n_classes)
     report["best_accuracy"] = best_accuracy(binary, y, weights, n_classes)
     lost = report["best_accuracy_raw"] - report["best_accuracy"]

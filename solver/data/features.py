@@ -40,9 +40,22 @@ def slow_warning(n_features, more=False):
             "The quantile or boosted binarizations make far fewer features.")
 
 
+def feature_support(problem):
+    """Return the rows where each binary feature is true: array of int64, shape (n_features,).
+
+    From the ordered columns (a cumulative count of each family's ranks), so the binary matrix is not built.
+    """
+    ordered = problem.ordered_columns()
+    support = np.zeros(ordered.n_features, dtype=np.int64)
+    for f in range(len(ordered.size)):
+        m, start = int(ordered.size[f]), int(ordered.offset[f])
+        support[start:start + m] = np.cumsum(np.bincount(ordered.rank[f], minlength=m + 1))[:m]
+    return support
+
+
 def preview_from_problem(problem):
     """Return the preview of a binarized ``Problem``."""
-    support = problem.X.sum(axis=0)
+    support = feature_support(problem)
     features = [
         {"text": predicates.text(p), "column": predicates.columns_used(p)[0], "support": int(s)}
         for p, s in zip(problem.features[:LISTED], support[:LISTED].tolist())

@@ -83,6 +83,14 @@ ALGORITHM = Algorithm(
             label="θ (largest FPR)", minimum=0.0, maximum=1.0, exclusive_minimum=True, group="objective",
             visible_when={"objective": ("pauc",)},
         ),
-    ) + _switches(ADDITIVE_PARAMS, rank_params.PARAMS),
+    ) + _switches(ADDITIVE_PARAMS, rank_params.PARAMS) + (
+        Param("threshold_search", "choice", "auto",
+              "How thresholds of numeric columns are searched: ordered (each column's rows sorted once, a "
+              "depth-first search in which neighbouring thresholds are bounded together: the operational form of "
+              "Thm 4.1, as in ConTree), binary (the dynamic programming over one 0/1 feature per threshold), or "
+              "auto (ordered when the columns bring many thresholds). Never changes the optimum.",
+              label="Threshold search", choices=("auto", "ordered", "binary"), group="search",
+              visible_when={"objective": ADDITIVE}),
+    ),
     multiclass=lambda config: config.get("objective", "accuracy") == "accuracy",
 )

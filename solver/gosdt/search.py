@@ -16,6 +16,11 @@ def _module(objective):
 
 
 def make_search(problem, config):
+    if config["objective"] not in NON_ADDITIVE:
+        from solver.gosdt.ordered import OrderedGOSDTSearch, runs_ordered
+
+        if runs_ordered(problem, config):
+            return OrderedGOSDTSearch(problem, config)
     return _module(config["objective"]).make_search(problem, config)
 
 

@@ -28,6 +28,18 @@ from solver.streed import bitcount, depth2, front2, fronts
 
 INF = float("inf")
 ROOT_KERNEL_CELLS = 100_000  # rows × features up to which a depth-four root runs in one kernel call
+# Worst-case work of one kernel call (pair updates, a word of 64 rows each) up to which the depth-three and
+# depth-four kernels run in one call; beyond it the recursion yields between splits (the anytime contract).
+KERNEL_WORK_MAX = 3e8
+
+
+def kernel_work(depth, m, n):
+    """Return the worst-case work of solving a depth-``depth`` node of ``n`` rows over ``m`` features in one call.
+
+    A depth-two solve counts every feature pair over the rows' 64-bit words; each level above tries every
+    feature as its split.
+    """
+    return float(m) ** depth * max(1, (n + 63) // 64)
 
 
 class Trees:
@@ -367,17 +379,17 @@ class Solver:
             result = self._depth_two(ids, path, n, ub, relax=root and self.task.root_scalar and self.use_ub)
             yield
         elif self.use_d2 and d == 4 and root and self.simple and self.labels is not None \
-                and len(ids) * self.X.shape[1] <= ROOT_KERNEL_CELLS:
+                and len(ids) * self.X.shape[1] <= ROOT_KERNEL_CELLS and self._bounded(4, ids):
             result = self._depth_four_root(ids, n, ub)
             yield
         elif self.use_d2 and d == 4 and root and self.f1 and self.task.test_cost is None \
-                and len(ids) * self.X.shape[1] <= ROOT_KERNEL_CELLS:
+                and len(ids) * self.X.shape[1] <= ROOT_KERNEL_CELLS and self._bounded(4, ids):
             result = self._depth_four_f1(ids, n, ub)
             yield
-        elif self.use_d2 and d == 3 and self.simple:
+        elif self.use_d2 and d == 3 and self.simple and self._bounded(3, ids):
             result = self._depth_three(ids, n, ub)
             yield
-        elif self.use_d2 and d == 3 and self.f1 and self.task.test_cost is None:
+        elif self.use_d2 and d == 3 and self.f1 and self.task.test_cost is None and self._bounded(3, ids):
             result = self._depth_three_f1(ids, path, n, ub)
             yield
         else:
@@ -394,6 +406,10 @@ class Solver:
         if root:
             self.incumbent = result
         return self._below(result, ub)
+
+    def _bounded(self, depth, ids):
+        """Whether a node of this depth over these rows is small enough to solve in one kernel call."""
+        return kernel_work(depth, self.X.shape[1], len(ids)) <= KERNEL_WORK_MAX
 
     def _splits(self, ids, path):
         """Yield ``(f, left rows, right rows)`` for every split worth trying at this node.

@@ -114,6 +114,13 @@ ALGORITHM = Algorithm(
                 "Reuse the solution of any subproblem with the same rows."),
         _switch("use_branch_caching", "Branch caching (§3.5)",
                 "Reuse the solution of any subproblem with the same path decisions.", default=False),
+        Param("threshold_search", "choice", "auto",
+              "How thresholds of numeric columns are searched: ordered (each column's rows sorted once, "
+              "a depth-two sweep, neighbouring thresholds bounded together: ConTree's search), binary (one 0/1 "
+              "feature per threshold, bitset pair counts), or auto (ordered when the columns bring many "
+              "thresholds). Ordered serves accuracy, misclassification costs and policies without a capacity; "
+              "the other tasks always search 0/1 features. Never changes the optimum.",
+              label="Threshold search", choices=("auto", "ordered", "binary"), group="search"),
     ),
     requires=_requires,
     multiclass=lambda config: config["task"] in ("accuracy", "cost_sensitive"),

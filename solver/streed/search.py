@@ -8,13 +8,19 @@ until the root is solved, then the optimum.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from solver.api import ProblemError
 from solver.models import LEAF, Tree, tree_dict
 from solver.streed import dp, treecounts
+from solver.streed.ordered import OrderedSTreeDSearch, runs_ordered
 from solver.streed.tasks import make_task
 
+PAIR_BYTES_MAX = 2 << 30  # memory of the pair counts the 0/1 search keeps (three tables)
+PAIR_WORK_MAX = 5e8  # word operations of counting one depth-two subproblem's pairs (about half a second)
+STEP_SECONDS = 0.2  # a step returns to the driver once it has run this long, whatever its budget
 FRONT_POINTS_MAX = 400  # front points kept in Result.extras
 FRONT_TREES_MAX = 40  # of which this many, spread along the front (the reported one included), carry their tree
 DISTINCT_FROM = 1000  # rows above which node counts walk the distinct rows (``distinct_rows``)
@@ -29,7 +35,14 @@ def spread(n, limit, keep=()):
 
 
 def make_search(problem, config, **task_options):
-    return STreeDSearch(problem, config, **task_options)
+    """Return the ordered search for a scalar task (``solver.streed.ordered``), else the binary DP."""
+    try:
+        task = make_task(problem, config, **task_options)
+    except ValueError as e:
+        raise ProblemError(f"STreeD cannot run this task here: {e}.") from None
+    if runs_ordered(problem, task, config):
+        return OrderedSTreeDSearch(problem, config, task)
+    return STreeDSearch(problem, config, task=task)
 
 
 def warmup():
@@ -52,22 +65,44 @@ def warmup():
             search.best_model()
 
 
+def check_pair_counts(problem, task):
+    """Raise ``ProblemError`` when the 0/1 search's pair counts would not fit in memory or in a few seconds.
+
+    A depth-two subproblem counts every pair of binary features (spec §3.6): memory grows with the square
+    of their number, work with that times the rows. Numeric columns with many distinct values exceed both.
+    """
+    m, n = problem.n_features, problem.n_samples
+    kinds = task.A.shape[1]
+    memory = 3 * m * m * (kinds + 1) * 8.0
+    work = m * m / 2 * max(1, (n + 63) // 64) * kinds
+    if memory <= PAIR_BYTES_MAX and work <= PAIR_WORK_MAX:
+        return
+    from solver.streed.ordered import can_run_ordered
+
+    other = ("choose the ordered threshold search (threshold_search), or " if can_run_ordered(task) else "")
+    raise ProblemError(
+        f"STreeD's {task.name.replace('_', ' ')} searches one 0/1 feature per threshold, and the {m:,} thresholds "
+        f"here would need {memory / 2 ** 30:.1f} GB for the feature-pair counts of each depth-two subproblem; "
+        f"{other}make fewer thresholds with a quantile binarization (e.g. quantile:32).")
+
+
 class STreeDSearch:
     """The driver protocol (see ``solver/driver.py``) over ``dp.Solver``."""
 
     initial_budget = 16
 
-    def __init__(self, problem, config, **task_options):
+    def __init__(self, problem, config, task=None, **task_options):
         self.problem = problem
         self.config = config
         try:
-            self.task = make_task(problem, config, **task_options)
+            self.task = make_task(problem, config, **task_options) if task is None else task
         except ValueError as e:
             raise ProblemError(f"STreeD cannot run this task here: {e}.") from None
         depth = int(config["max_depth"])
         nodes = config.get("max_nodes")
         nodes = 2 ** depth - 1 if nodes is None else min(int(nodes), 2 ** depth - 1)
         self.depth, self.max_nodes = min(depth, nodes), nodes
+        check_pair_counts(problem, self.task)
         self.solver = dp.Solver(self.task, problem.X, config)
         ids = np.arange(problem.n_samples, dtype=np.int64)
         self._run = self.solver.solve(ids, (), self.depth, self.max_nodes, root=True)
@@ -85,8 +120,15 @@ class STreeDSearch:
         return self.solver.counters["subproblems"]
 
     def step(self, budget):
-        """Advance the recursion by at most ``budget`` units of work; return True when the root is solved."""
+        """Advance the recursion by at most ``budget`` units of work; return True when the root is solved.
+
+        Also returns after ``STEP_SECONDS`` (units differ widely in size: a depth-two solve over thousands of
+        thresholds takes a good part of a second), so that limits and cancellation are honoured on time.
+        """
+        start = time.perf_counter()
         for _ in range(max(1, int(budget))):
+            if time.perf_counter() - start > STEP_SECONDS:
+                break
             try:
                 next(self._run)
                 self.steps += 1

@@ -1,0 +1,169 @@
+"""The ordered search for ``solver/driver.py``: STreeD's scalar tasks and GOSDT's additive objectives share it.
+
+``OrderedSearch`` runs an ``Engine`` over a problem's ordered columns (``Problem.ordered_columns``) and
+speaks the driver protocol; the algorithm says what a row costs under each label, what a branching node
+costs, and how an engine value becomes its reported objective. Trees come back over the problem's
+binary features (``x ≤ t`` of a family's cut), so models, metrics and exports are unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.models import LEAF, Tree
+from solver.ordered.engine import Engine
+
+WORK_PER_UNIT = 4096  # rows visited per unit of the driver's budget (a unit is well under a millisecond)
+# The 0/1 searches (bitset pair counts, DPB) are faster on few features; the ordered one when numeric columns
+# bring many thresholds (measured on bank at quantile:16/64/256 and on compas-gosdt, hypothyroid: bench/README).
+ORDERED_FROM_FEATURES = 256
+ORDERED_FROM_CUTS_PER_COLUMN = 4
+
+
+def uses_ordered(problem, config):
+    """Return True when ``config['threshold_search']`` (auto, ordered, binary) picks the ordered search here."""
+    choice = config.get("threshold_search", "auto")
+    return choice == "ordered" or (choice == "auto" and prefers_ordered(problem))
+
+
+def prefers_ordered(problem):
+    """Return True when a problem's thresholds are many enough that the ordered search is the faster one.
+
+    At least ``ORDERED_FROM_FEATURES`` binary features, at least ``ORDERED_FROM_CUTS_PER_COLUMN`` of them per
+    ordered column on average (0/1 and one-hot columns are families of one cut, where the bitset searches win).
+    """
+    columns = problem.ordered_columns()
+    m, families = columns.n_features, len(columns.size)
+    return m >= ORDERED_FROM_FEATURES and m >= ORDERED_FROM_CUTS_PER_COLUMN * families
+
+
+class OrderedSearch:
+    """The driver protocol (see ``solver/driver.py``) over an ``Engine``.
+
+    Parameters
+    ----------
+    problem : Problem
+    cost : array of float64, shape (n, L)
+        What each row costs a leaf predicting each label.
+    depth, nodes : int or None
+    cc : float
+        Cost of a branching node, in the units of ``cost``.
+    to_objective : callable
+        Engine value (leaf costs + cc per branching node) → the algorithm's reported objective; increasing.
+    labels : list of str
+        What each leaf label means.
+    kind : str
+        ``solver.models.Tree.kind``.
+    groups, weights : array, shape (n,)
+        Row groups (class or treatment index) and weights, for the node counts of the reported tree.
+    options : dict
+        ``Engine`` switches and ``min_leaf``.
+    """
+
+    initial_budget = 16
+    finished_status = "optimal"
+
+    def __init__(self, problem, cost, depth, nodes, cc, to_objective, labels, kind, groups, weights, **options):
+        self.problem = problem
+        self.columns = problem.ordered_columns()
+        self.to_objective = to_objective
+        self.labels, self.kind = list(labels), kind
+        self.groups = np.asarray(groups, dtype=np.int64)
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.engine = Engine(self.columns.rank, cost, depth, nodes, cc, **options)
+        self.steps = 0
+        self.lower_bound = to_objective(0.0) if problem.n_samples else 0.0
+        self.upper_bound = float("inf")
+        self._model = None
+        self._refresh()
+
+    @property
+    def nodes(self):
+        return self.engine.counters["subproblems"]
+
+    def step(self, budget):
+        done = self.engine.step(max(1, int(budget)) * WORK_PER_UNIT)
+        self.steps += 1
+        self._refresh()
+        return done
+
+    def _refresh(self):
+        engine = self.engine
+        if np.isfinite(engine.upper_bound):
+            self.upper_bound = min(self.upper_bound, self.to_objective(engine.upper_bound))
+        lower = self.to_objective(engine.lower_bound) if np.isfinite(engine.lower_bound) else self.lower_bound
+        self.lower_bound = min(max(self.lower_bound, lower), self.upper_bound)
+        if engine.done:
+            self.lower_bound = self.upper_bound
+
+    def progress(self):
+        c = self.engine.counters
+        return {"threshold_evaluations": c["threshold_evaluations"], "cache_hits": c["cache_hits"]}
+
+    def stats(self):
+        out = dict(self.engine.counters)
+        out["steps"] = self.steps
+        out["ordered_families"] = int(len(self.columns.size))
+        out["thresholds"] = int(self.columns.n_features)
+        return out
+
+    def state_bytes(self):
+        return self.engine.state_bytes()
+
+    def nested(self):
+        """Return the best tree as nested tuples over binary features: ``(label,)`` or ``(feature, left, right)``.
+
+        ``left`` is where the feature is false, as in ``solver.models.Tree``: the engine's split
+        ``rank < u`` of family ``f`` is binary feature ``offset[f] + u - 1`` being true.
+        """
+        offset = self.columns.offset
+
+        def convert(t):
+            if len(t) == 1:
+                return (int(t[0]),)
+            f, u, below, above = t
+            return (int(offset[f] + u - 1), convert(above), convert(below))
+
+        return convert(self.engine.tree())
+
+    def best_model(self):
+        if self._model is None or self._model[0] != self.engine.best:
+            self._model = (self.engine.best, tree_from_nested(self.nested(), self.problem, self.labels, self.kind,
+                                                              self.groups, self.weights))
+        return self._model[1]
+
+
+def tree_from_nested(nested, problem, labels, kind, groups, weights):
+    """Return the ``Tree`` of a nested-tuple tree, its node counts by routing the rows (no binary matrix needed).
+
+    Nodes are numbered parents first, a left subtree before the right one; a branching node predicts what
+    its leftmost leaf predicts. ``counts[i, g]``: weight of the rows of group ``g`` reaching node ``i``.
+    """
+    feature, left, right, prediction, parent = [], [], [], [], []
+    stack = [(nested, -1, None)]
+    while stack:
+        node, up, side = stack.pop()
+        at = len(feature)
+        if up >= 0:
+            (left if side == 0 else right)[up] = at
+        feature.append(int(node[0]) if len(node) == 3 else LEAF)
+        left.append(LEAF)
+        right.append(LEAF)
+        prediction.append(0 if len(node) == 3 else int(node[0]))
+        parent.append(up)
+        if len(node) == 3:
+            stack.append((node[2], at, 1))
+            stack.append((node[1], at, 0))
+    feature, left, right, prediction = (np.array(a, dtype=np.int64) for a in (feature, left, right, prediction))
+    for i in range(len(feature) - 1, -1, -1):  # children come after their parent
+        if feature[i] != LEAF:
+            prediction[i] = prediction[left[i]]
+    K = len(labels)
+    tree = Tree(feature=feature, left=left, right=right, prediction=prediction, counts=np.zeros((len(feature), K)),
+                features=problem.features, classes=labels, kind=kind)
+    reached = tree.apply(problem)
+    counts = np.bincount(reached * K + groups, weights=weights, minlength=len(feature) * K).reshape(-1, K)
+    for i in range(len(feature) - 1, 0, -1):
+        counts[parent[i]] += counts[i]
+    tree.counts = counts
+    return tree
