@@ -213,7 +213,8 @@ if CELERY_BROKER_URL == "filesystem://":
 else:
     # Redelivery of a run whose worker died waits this long; a live long run is
     # protected by the claim (a second delivery of a running run is a no-op).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600),
+                                       "socket_connect_timeout": 5}
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -233,15 +234,20 @@ CELERY_TASK_DEFAULT_QUEUE = "short"
 CORELSWEB_QUEUES = ("short", "long")
 CORELSWEB_LONG_RUN_SECONDS = envint("CORELSWEB_LONG_RUN_SECONDS", 300)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD_KB", 8 * 2**20)
-# A running run whose heartbeat is older than this is presumed orphaned (its worker died).
-CORELSWEB_STALE_SECONDS = envint("CORELSWEB_STALE_SECONDS", 90)
+# Liveness: every worker process writes a beat this often (from a thread; the solve runs in a child process),
+# and a run whose holder's beat is older than CORELSWEB_STALE_SECONDS is taken over (same host: its pid is asked).
+CORELSWEB_HOST_ID = os.environ.get("CORELSWEB_HOST_ID", "")
+CORELSWEB_BEAT_SECONDS = float(os.environ.get("CORELSWEB_BEAT_SECONDS", "5"))
+CORELSWEB_STALE_SECONDS = envint("CORELSWEB_STALE_SECONDS", 30)
 CORELSWEB_MAX_ATTEMPTS = envint("CORELSWEB_MAX_ATTEMPTS", 3)
+# A search that has not returned by its time limit plus this grace is stopped from outside and fails (not retried);
+# a cancelled one that does not stop within CORELSWEB_CANCEL_GRACE_SECONDS is ended and keeps its best model.
+CORELSWEB_HARD_LIMIT_GRACE_SECONDS = envint("CORELSWEB_HARD_LIMIT_GRACE_SECONDS", 60)
+CORELSWEB_CANCEL_GRACE_SECONDS = envint("CORELSWEB_CANCEL_GRACE_SECONDS", 10)
+# The control loop (`manage.py control`) reconciles this often; exactly one control process acts at a time.
 CORELSWEB_RECONCILE_SECONDS = envint("CORELSWEB_RECONCILE_SECONDS", 30)
-CELERY_BEAT_SCHEDULE = {
-    "reconcile-runs": {"task": "corelsweb.runs.tasks.reconcile_task", "schedule": CORELSWEB_RECONCILE_SECONDS,
-                       "options": {"queue": "short", "expires": CORELSWEB_RECONCILE_SECONDS}},
-}
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Test-only fault injection (corelsweb/runs/faults.py), from the worker's environment only.
+CORELSWEB_TEST_FAULT = os.environ.get("CORELSWEB_TEST_FAULT", "")
 
 # Quotas per user
 CORELSWEB_MAX_ACTIVE_RUNS = envint("CORELSWEB_MAX_ACTIVE_RUNS", 200)

@@ -9,8 +9,12 @@ from tests.conftest import ROOT
 SCRIPT_ONLY = ("STATICFILES_BACKEND", "CORELSWEB_VAR_DIR", "DJANGO_SETTINGS_MODULE")
 
 
-def test_plain_pytest_from_the_root_renders_pages():
+def test_plain_pytest_from_the_root_renders_pages(settings):
     env = {k: v for k, v in os.environ.items() if k not in SCRIPT_ONLY and not k.startswith("PYTEST_")}
+    # Its own test database beside ours (the name pytest-django derives would be the one this run uses).
+    db = settings.DATABASES["default"]
+    if "postgresql" in db["ENGINE"]:
+        env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME'].removeprefix('test_')}_plain"
     # One security test that renders a page (base.html links the favicon through {% static %}).
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-m", "security", "-q", "-p", "no:cacheprovider",
