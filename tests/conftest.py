@@ -75,6 +75,26 @@ class WorkerProcess:
                 self.process.wait()
 
 
+class ControlProcess:
+    """A real ``manage.py control`` process (the reconciling loop) against the test database and broker."""
+
+    def __init__(self, name, interval=1.0, extra_env=None):
+        self.name = name
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log_path = ARTIFACTS / f"control-{name}.log"
+        env = worker_env()
+        env.update(extra_env or {})
+        self.process = subprocess.Popen([sys.executable, "-m", "django", "control", f"--interval={interval}"],
+                                        cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT)
+
+    def passes(self):
+        """Return how many reconcile passes this process has made (it logs each)."""
+        return self.log_path.read_text().count("control: reconcile pass")
+
+    def stop(self):
+        WorkerProcess.stop(self)
+
+
 @pytest.fixture
 def media_for_workers(settings):
     # Workers are other processes: they must see the same uploaded files.

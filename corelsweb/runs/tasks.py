@@ -12,11 +12,10 @@ from corelsweb.runs import lifecycle, paths
 def execute_run_task(run_pk):
     """Claim run ``run_pk`` (a no-op if a live worker has it) and execute it under supervision."""
     worker = lifecycle.worker_id()
-    if not lifecycle.claim(run_pk, worker):
-        return
-    lifecycle.set_current_run(run_pk)
+    lifecycle.set_current_run(run_pk)  # named in the beat that the claim writes
     try:
-        lifecycle.execute(run_pk, worker)
+        if lifecycle.claim(run_pk, worker):
+            lifecycle.execute(run_pk, worker)
     finally:
         lifecycle.set_current_run(None)
 
