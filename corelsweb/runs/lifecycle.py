@@ -36,7 +36,7 @@ from functools import partial
 from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -120,9 +120,14 @@ def beat(name, queues=None, started=None):
     """Write this process's beat (with the database's clock): alive, its current run, its machine's load."""
     fields = {"current_run_id": _beat_state["run"], "load": os.getloadavg()[0], "rss_bytes": current_rss()}
     fields.update({k: v for k, v in (("queues", queues), ("started", started)) if v is not None})
-    if not WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields):
-        fields.setdefault("started", timezone.now())
-        WorkerBeat.objects.create(name=name, last_seen=timezone.now(), **fields)
+    if WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields):
+        return
+    fields.setdefault("started", timezone.now())
+    try:
+        with transaction.atomic():
+            WorkerBeat.objects.create(name=name, last_seen=timezone.now(), **fields)
+    except IntegrityError:  # this process's other beat (its thread, or a claim) created it first
+        WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields)
 
 
 def start_beat(name, queues):

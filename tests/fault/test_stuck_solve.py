@@ -30,7 +30,7 @@ def stuck_worker(transactional_db, media_for_workers):
     control = ControlProcess("watcher", interval=1, extra_env=WATCHER)
     yield worker, control
     control.stop()
-    worker.stop()
+    worker.stop(cold=True)
 
 
 def corels_run(time_limit):
