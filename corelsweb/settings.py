@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "corelsweb.accounts",
     "corelsweb.datasets",
     "corelsweb.runs",
@@ -117,6 +118,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "corelsweb.security.SecurityHeadersMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into our lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "corelsweb.urls"
@@ -261,11 +264,23 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
                           "LOCATION": str(VAR_DIR / "cache")}}
 
-# Rate limits: failed sign-ins per username and per client address, uploads per user.
+# Sign-in throttling (django-axes, counters in the database; corelsweb/accounts/throttle.py): failures per
+# username at one address, and a far higher limit per address; uploads per user (cache).
 CORELSWEB_LOGIN_FAILURES = envint("CORELSWEB_LOGIN_FAILURES", 10)
+CORELSWEB_LOGIN_FAILURES_PER_ADDRESS = envint("CORELSWEB_LOGIN_FAILURES_PER_ADDRESS", 100)
 CORELSWEB_LOGIN_WINDOW_SECONDS = envint("CORELSWEB_LOGIN_WINDOW_SECONDS", 900)
 CORELSWEB_UPLOADS_PER_HOUR = envint("CORELSWEB_UPLOADS_PER_HOUR", 60)
 CORELSWEB_TRUST_X_FORWARDED_FOR = envbool("CORELSWEB_TRUST_X_FORWARDED_FOR", False)
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = "corelsweb.accounts.throttle.failure_limit"
+AXES_COOLOFF_TIME = "corelsweb.accounts.throttle.cooloff"
+AXES_LOCKOUT_CALLABLE = "corelsweb.accounts.throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "corelsweb.security.client_ip"
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
 
 # Security
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
