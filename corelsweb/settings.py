@@ -170,8 +170,23 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "corelsweb.staticfinders.PlotlyFinder",
 ]
+# Uploaded datasets: a local folder (MEDIA_ROOT) on one machine; with CORELSWEB_S3_BUCKET, an S3-compatible object
+# store (AWS S3, MinIO, ...) that workers on every host read. Credentials come the usual boto3 way
+# (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the machine's role).
+if os.environ.get("CORELSWEB_S3_BUCKET"):
+    _default_storage = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": os.environ["CORELSWEB_S3_BUCKET"],
+        "endpoint_url": os.environ.get("CORELSWEB_S3_ENDPOINT_URL") or None,
+        "region_name": os.environ.get("CORELSWEB_S3_REGION") or None,
+        "location": os.environ.get("CORELSWEB_S3_PREFIX", ""),
+        "file_overwrite": False,
+        "default_acl": "private",
+        "querystring_auth": True,
+    }}
+else:
+    _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _default_storage,
     "staticfiles": {
         "BACKEND": os.environ.get(
             "STATICFILES_BACKEND", "whitenoise.storage.CompressedManifestStaticFilesStorage"
