@@ -82,7 +82,7 @@ class S3Server:
         self.url = f"http://{host}:{self.port}"
         self.process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", host, "-p", str(self.port)],
                                         stdout=(ARTIFACTS / f"s3-{self.port}.log").open("a"),
-                                        stderr=subprocess.STDOUT)
+                                        stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -99,8 +99,9 @@ class S3Server:
         return [o["Key"] for o in self.client.list_objects_v2(Bucket=bucket).get("Contents", [])]
 
     def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=20)
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
 
 
 S3_ENV = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "CORELSWEB_S3_REGION": "us-east-1"}
