@@ -41,7 +41,7 @@ def corels_run(time_limit):
     return services.create_run(alice, dataset, "corels", params, {"time_limit": time_limit})
 
 
-def test_a_stuck_search_is_alive_then_fails_by_its_hard_limit_with_its_best_model(stuck_worker):
+def test_a_stuck_search_is_alive_then_fails_by_its_hard_limit_with_its_best_model(stuck_worker, client):
     worker, control = stuck_worker
     run = wait_for_run(corels_run(time_limit=4).pk, timeout=120, statuses={Run.Status.RUNNING})
     t0 = time.monotonic()
@@ -61,6 +61,9 @@ def test_a_stuck_search_is_alive_then_fails_by_its_hard_limit_with_its_best_mode
     assert passes >= 5
     assert run.attempts == 1 and run.result["status"] == "time_limit"
     assert run.result["model"]["antecedents"] and run.result["lower_bound"] <= run.result["objective"]
+    client.force_login(run.owner)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "did not return within 12 s" in page and 'class="rule-list"' in page  # the reason, and the model
     time.sleep(3)  # a few more reconcile passes: a run killed by its own limit is not retried
     assert Run.objects.get(pk=run.pk).status == Run.Status.FAILED and Run.objects.count() == 1
     print(f"stuck run failed {time.monotonic() - t0:.1f} s after it was seen running")
