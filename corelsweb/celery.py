@@ -22,13 +22,12 @@ def warm_solvers():
 
 
 @worker_process_init.connect
-def start_heartbeat(**kwargs):
-    # Each pool process reports itself (host:pid, current run, load) for the staff queue page.
-    from corelsweb.ops import workers
-    from corelsweb.runs.services import worker_id
+def start_beat(**kwargs):
+    # Each pool process writes its beat (host:pid, current run, load): the one liveness signal of its runs.
+    from corelsweb.runs import lifecycle
 
     queues = ",".join(q.name for q in app.amqp.queues.consume_from.values()) if app.amqp.queues.consume_from else ""
-    workers.start(worker_id(), queues)
+    lifecycle.start_beat(lifecycle.worker_id(), queues)
 
 
 @worker_process_init.connect

@@ -52,8 +52,3 @@ def hit(key, limit, window):
         cache.set(full, 1, timeout=window)
         count = 1
     return count > limit
-
-
-def over_limit(key, limit):
-    """Return True when ``key`` has already passed ``limit`` in its current window (counts nothing)."""
-    return (cache.get(f"rate:{key}") or 0) >= limit

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "corelsweb.accounts",
     "corelsweb.datasets",
     "corelsweb.runs",
@@ -117,6 +118,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "corelsweb.security.SecurityHeadersMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into our lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "corelsweb.urls"
@@ -167,8 +170,23 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "corelsweb.staticfinders.PlotlyFinder",
 ]
+# Uploaded datasets: a local folder (MEDIA_ROOT) on one machine; with CORELSWEB_S3_BUCKET, an S3-compatible object
+# store (AWS S3, MinIO, ...) that workers on every host read. Credentials come the usual boto3 way
+# (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the machine's role).
+if os.environ.get("CORELSWEB_S3_BUCKET"):
+    _default_storage = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": os.environ["CORELSWEB_S3_BUCKET"],
+        "endpoint_url": os.environ.get("CORELSWEB_S3_ENDPOINT_URL") or None,
+        "region_name": os.environ.get("CORELSWEB_S3_REGION") or None,
+        "location": os.environ.get("CORELSWEB_S3_PREFIX", ""),
+        "file_overwrite": False,
+        "default_acl": "private",
+        "querystring_auth": True,
+    }}
+else:
+    _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _default_storage,
     "staticfiles": {
         "BACKEND": os.environ.get(
             "STATICFILES_BACKEND", "whitenoise.storage.CompressedManifestStaticFilesStorage"
@@ -213,7 +231,8 @@ if CELERY_BROKER_URL == "filesystem://":
 else:
     # Redelivery of a run whose worker died waits this long; a live long run is
     # protected by the claim (a second delivery of a running run is a no-op).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600),
+                                       "socket_connect_timeout": 5}
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -233,15 +252,20 @@ CELERY_TASK_DEFAULT_QUEUE = "short"
 CORELSWEB_QUEUES = ("short", "long")
 CORELSWEB_LONG_RUN_SECONDS = envint("CORELSWEB_LONG_RUN_SECONDS", 300)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD_KB", 8 * 2**20)
-# A running run whose heartbeat is older than this is presumed orphaned (its worker died).
-CORELSWEB_STALE_SECONDS = envint("CORELSWEB_STALE_SECONDS", 90)
+# Liveness: every worker process writes a beat this often (from a thread; the solve runs in a child process),
+# and a run whose holder's beat is older than CORELSWEB_STALE_SECONDS is taken over (same host: its pid is asked).
+CORELSWEB_HOST_ID = os.environ.get("CORELSWEB_HOST_ID", "")
+CORELSWEB_BEAT_SECONDS = float(os.environ.get("CORELSWEB_BEAT_SECONDS", "5"))
+CORELSWEB_STALE_SECONDS = envint("CORELSWEB_STALE_SECONDS", 30)
 CORELSWEB_MAX_ATTEMPTS = envint("CORELSWEB_MAX_ATTEMPTS", 3)
+# A search that has not returned by its time limit plus this grace is stopped from outside and fails (not retried);
+# a cancelled one that does not stop within CORELSWEB_CANCEL_GRACE_SECONDS is ended and keeps its best model.
+CORELSWEB_HARD_LIMIT_GRACE_SECONDS = envint("CORELSWEB_HARD_LIMIT_GRACE_SECONDS", 60)
+CORELSWEB_CANCEL_GRACE_SECONDS = envint("CORELSWEB_CANCEL_GRACE_SECONDS", 10)
+# The control loop (`manage.py control`) reconciles this often; exactly one control process acts at a time.
 CORELSWEB_RECONCILE_SECONDS = envint("CORELSWEB_RECONCILE_SECONDS", 30)
-CELERY_BEAT_SCHEDULE = {
-    "reconcile-runs": {"task": "corelsweb.runs.tasks.reconcile_task", "schedule": CORELSWEB_RECONCILE_SECONDS,
-                       "options": {"queue": "short", "expires": CORELSWEB_RECONCILE_SECONDS}},
-}
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Test-only fault injection (corelsweb/runs/faults.py), from the worker's environment only.
+CORELSWEB_TEST_FAULT = os.environ.get("CORELSWEB_TEST_FAULT", "")
 
 # Quotas per user
 CORELSWEB_MAX_ACTIVE_RUNS = envint("CORELSWEB_MAX_ACTIVE_RUNS", 200)
@@ -255,11 +279,23 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
                           "LOCATION": str(VAR_DIR / "cache")}}
 
-# Rate limits: failed sign-ins per username and per client address, uploads per user.
+# Sign-in throttling (django-axes, counters in the database; corelsweb/accounts/throttle.py): failures per
+# username at one address, and a far higher limit per address; uploads per user (cache).
 CORELSWEB_LOGIN_FAILURES = envint("CORELSWEB_LOGIN_FAILURES", 10)
+CORELSWEB_LOGIN_FAILURES_PER_ADDRESS = envint("CORELSWEB_LOGIN_FAILURES_PER_ADDRESS", 100)
 CORELSWEB_LOGIN_WINDOW_SECONDS = envint("CORELSWEB_LOGIN_WINDOW_SECONDS", 900)
 CORELSWEB_UPLOADS_PER_HOUR = envint("CORELSWEB_UPLOADS_PER_HOUR", 60)
 CORELSWEB_TRUST_X_FORWARDED_FOR = envbool("CORELSWEB_TRUST_X_FORWARDED_FOR", False)
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = "corelsweb.accounts.throttle.failure_limit"
+AXES_COOLOFF_TIME = "corelsweb.accounts.throttle.cooloff"
+AXES_LOCKOUT_CALLABLE = "corelsweb.accounts.throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "corelsweb.security.client_ip"
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
 
 # Security
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)

@@ -11,7 +11,7 @@ from corelsweb.shares import views as share_views
 urlpatterns = [
     path("", run_views.home, name="home"),
     path("accounts/signup/", account_views.signup, name="signup"),
-    path("accounts/login/", account_views.RateLimitedLoginView.as_view(), name="login"),
+    path("accounts/login/", account_views.ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),

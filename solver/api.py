@@ -182,7 +182,7 @@ def check_problem(problem, algorithm, config):
             )
 
 
-def solve(problem, algorithm, params=None, limits=None, on_progress=None):
+def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_incumbent=None):
     """Fit ``algorithm`` to ``problem`` and return a ``Result``.
 
     Parameters
@@ -196,6 +196,12 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None):
     on_progress : callable, optional
         Called with a progress dict between search steps; return ``False``
         to cancel (the result then has status ``cancelled``).
+    on_incumbent : callable, optional
+        Called between search steps, at most every ``INCUMBENT_INTERVAL_SECONDS``
+        and only when the best model improved, with a provisional ``Result``
+        (status ``running``, no trace) of the best model so far, so that a
+        caller can keep it should the search never return (a supervisor
+        that has to end a stuck search keeps its best model).
 
     Raises
     ------
@@ -209,29 +215,59 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None):
     compile_seconds = warm(algorithm)
     module = importlib.import_module(spec.search_module)
     search = module.make_search(problem, config)
-    outcome = driver.run(search, limits, on_progress)
-    model = search.best_model()
-    stats = dict(search.stats())
-    stats.update(
+    report = on_progress
+    if on_incumbent is not None:
+        report = _IncumbentReporter(on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search,
+                                                                                "running", {}, {}))
+    outcome = driver.run(search, limits, report)
+    stats = dict(
         solve_seconds=outcome.solve_seconds,
         compile_seconds=compile_seconds,
         peak_memory_bytes=outcome.peak_memory_bytes,
-        nodes=int(search.nodes),
         steps=outcome.steps,
     )
+    return _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+
+
+def _result(spec, config, problem, limits, search, status, trace, run_stats):
+    """Return the ``Result`` of ``search`` as it stands (its best model, bounds and statistics)."""
+    model = search.best_model()
+    stats = dict(search.stats())
+    stats.update(run_stats, nodes=int(search.nodes))
     lower_bound = search.lower_bound if spec.proves_optimality else None
     return Result(
-        algorithm=algorithm,
+        algorithm=spec.name,
         params=config,
         limits=limits,
-        status=outcome.status,
+        status=status,
         objective=float(search.upper_bound),
         lower_bound=None if lower_bound is None else float(lower_bound),
         model=model,
         # The model indexes the search's own columns (CORELS mines antecedents from the features).
         metrics=metrics.evaluate(model, getattr(search, "problem", problem)),
-        trace=outcome.trace.columns,
+        trace=trace,
         stats=stats,
         problem=problem.summary(),
         extras=search.extras() if hasattr(search, "extras") else {},
     )
+
+
+INCUMBENT_INTERVAL_SECONDS = 1.0
+
+
+class _IncumbentReporter:
+    """``on_progress`` for the driver that also hands out the best model whenever it improved (throttled)."""
+
+    def __init__(self, on_progress, on_incumbent, snapshot, clock=time.monotonic):
+        self.on_progress, self.on_incumbent, self.snapshot, self.clock = on_progress, on_incumbent, snapshot, clock
+        self.best = math.inf
+        self.last = -math.inf
+
+    def __call__(self, point):
+        upper = point.get("upper_bound")
+        now = self.clock()
+        if upper is not None and upper < self.best and (now - self.last >= INCUMBENT_INTERVAL_SECONDS
+                                                        or point.get("status") != "running"):
+            self.best, self.last = upper, now
+            self.on_incumbent(self.snapshot())
+        return None if self.on_progress is None else self.on_progress(point)

@@ -1,6 +1,7 @@
 """Fixtures for tests that need real services: Redis, PostgreSQL and Celery worker processes."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -52,7 +53,7 @@ class WorkerProcess:
             [sys.executable, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO", "-Q",
              ",".join(settings.CORELSWEB_QUEUES), f"--concurrency={concurrency}", "-n", f"{name}@%h",
              "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
+            cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
         )
 
     def wait_ready(self, timeout=90):
@@ -65,14 +66,40 @@ class WorkerProcess:
             time.sleep(0.3)
         raise TimeoutError(f"worker {self.name} not ready in {timeout}s: {self.log_path.read_text()[-3000:]}")
 
-    def stop(self):
+    def stop(self, cold=False):
+        """Stop the worker (warm: after its tasks; cold: at once) and anything left in its process group."""
         if self.process.poll() is None:
-            self.process.terminate()
+            self.process.send_signal(signal.SIGQUIT if cold else signal.SIGTERM)
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class ControlProcess:
+    """A real ``manage.py control`` process (the reconciling loop) against the test database and broker."""
+
+    def __init__(self, name, interval=1.0, extra_env=None):
+        self.name = name
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log_path = ARTIFACTS / f"control-{name}.log"
+        env = worker_env()
+        env.update(extra_env or {})
+        self.process = subprocess.Popen([sys.executable, "-m", "django", "control", f"--interval={interval}"],
+                                        cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+
+    def passes(self):
+        """Return how many reconcile passes this process has made (it logs each)."""
+        return self.log_path.read_text().count("control: reconcile pass")
+
+    def stop(self):
+        WorkerProcess.stop(self)
 
 
 @pytest.fixture

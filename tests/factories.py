@@ -22,7 +22,7 @@ def make_run(owner, dataset=None, status=Run.Status.QUEUED, algorithm="cart", pa
 def make_finished_run(owner, dataset=None):
     """Return a run with a real CART result, solved in this process."""
     from corelsweb.datasets.services import load_problem
-    from corelsweb.runs.services import finish_with_result
+    from corelsweb.runs.lifecycle import finish_with_result
     from solver import solve
 
     run = make_run(owner, dataset, status=Run.Status.RUNNING)

@@ -4,33 +4,28 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from corelsweb.ops.models import WorkerBeat
 from corelsweb.runs.models import Run
-from corelsweb.runs.recovery import broker_backlog
-
-
-def queue_depths():
-    """Return ``[(queue, waiting messages or None)]``: from Redis when it is the broker."""
-    from corelsweb.celery import app
-
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        return [(q, None) for q in settings.CORELSWEB_QUEUES]
-    with app.connection_for_write() as conn:
-        client = conn.default_channel.client
-        return [(q, client.llen(q)) for q in settings.CORELSWEB_QUEUES]
+from corelsweb.runs.recovery import broker_overview
+from corelsweb.runs.services import cancel_run, retry_run
 
 
 def overview(now=None):
     now = now or timezone.now()
     hour = now - timedelta(hours=1)
-    alive = now - timedelta(seconds=3 * 5 + 5)
+    alive = now - timedelta(seconds=settings.CORELSWEB_STALE_SECONDS)
+    try:
+        broker = broker_overview()
+    except (RedisError, OSError):
+        broker = {"down": True, "waiting": dict.fromkeys(settings.CORELSWEB_QUEUES)}
     running = list(Run.objects.filter(status=Run.Status.RUNNING).select_related("owner", "dataset")
                    .order_by("started"))
     return {
         "now": now,
-        "queues": queue_depths(),
-        "backlog": broker_backlog(),
+        "queues": [(q, broker["waiting"][q] if broker else None) for q in settings.CORELSWEB_QUEUES],
+        "broker": broker,
         "counts": {
             "queued": Run.objects.filter(status=Run.Status.QUEUED).count(),
             "running": len(running),
@@ -42,6 +37,7 @@ def overview(now=None):
         "running": running,
         "workers": [{"beat": w, "alive": w.last_seen >= alive} for w in WorkerBeat.objects.select_related("current_run")
                     .filter(last_seen__gte=now - timedelta(hours=1))],
+        "unsent": Run.objects.filter(status=Run.Status.QUEUED, message_id="").count(),
         "failed": Run.objects.filter(status=Run.Status.FAILED).select_related("owner", "dataset")
                   .order_by("-finished")[:30],
     }
@@ -49,8 +45,6 @@ def overview(now=None):
 
 def requeue(run):
     """Queue a failed, cancelled or stuck run again as a fresh run (its history stays)."""
-    from corelsweb.runs.services import cancel_run, retry_run
-
     if run.is_active:
         cancel_run(run)
     return retry_run(run)

@@ -46,7 +46,10 @@ class Run(models.Model):
     created = models.DateTimeField(default=timezone.now, db_index=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
-    heartbeat = models.DateTimeField(null=True, blank=True)
+    # The id of the last message sent for this run, so that the reconciler tells a lost message from a waiting
+    # one; blank with message_sent set: the last send found the broker unreachable.
+    message_id = models.CharField(max_length=64, blank=True)
+    message_sent = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created"]

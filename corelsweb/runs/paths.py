@@ -1,11 +1,12 @@
 """Regularization paths with cross-validation: fan out λ × folds as Celery runs, collect, refit.
 
-Fan-out is a Celery group of ordinary runs (one per cell), so any number of
-workers on any number of machines share it. Fan-in needs no result backend:
-the database is the source of truth, and whichever cell finishes last (the
-check is a conditional UPDATE, so it happens once) summarises the path
-(with a CART baseline on the same folds, for classification), chooses λ and
-queues the refit on all rows.
+Fan-out is ordinary runs (one per cell), so any number of workers on any
+number of machines share them. Fan-in needs no result backend: the database
+is the source of truth. Every way a cell ends goes through
+``lifecycle.finish``, which sends ``path_summary_task``; the task that finds
+every cell final summarises the path (with a CART baseline on the same
+folds, for classification, under the task's own time limit), chooses λ and
+queues the refit on all rows (a conditional UPDATE, so that happens once).
 """
 
 import logging
@@ -17,7 +18,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from corelsweb.datasets.services import load_table
-from corelsweb.runs import services
+from corelsweb.runs import lifecycle, services, solving
 from corelsweb.runs.models import RegularizationPath, Run
 from solver.api import ProblemError, solve
 from solver.data import DataError, Roles, make_problem
@@ -64,7 +65,7 @@ def create_path(owner, dataset, algorithm, params, limits, lambdas, folds, seed=
         for lam in path.lambdas for fold in range(folds)
     ]
     Run.objects.bulk_create(runs)
-    services.enqueue(runs)
+    lifecycle.send(runs)
     return path
 
 
@@ -119,11 +120,11 @@ def cart_baseline(path, grid):
         for fold in range(path.folds):
             cell = grid[(path.lambdas[0], fold)]
             roles = Roles.from_dict(cell.roles)
-            train, test, description = services.evaluation_split(cell, table, roles)
+            train, test, description = solving.evaluation_split(cell, table, roles)
             problem = make_problem(train, roles, cell.binarization)
             for lam in path.lambdas:
                 result = solve(problem, "cart", {"max_depth": path.params.get("max_depth"), "regularization": lam})
-                holdout = services.holdout_report(result.model, problem, test, roles, description)
+                holdout = solving.holdout_report(result.model, problem, test, roles, description)
                 scores[lam].append((result.metrics.get(path.metric), holdout.get("metrics", {}).get(path.metric),
                                     result.model.n_leaves))
     except (DataError, ParameterError, ProblemError):
@@ -158,9 +159,10 @@ def choose_lambda(rows, higher_is_better):
 def cell_finished(path_pk):
     """Called after every run of the path ends: once all cells are final, summarise, choose λ, refit.
 
-    A failed cell leaves the path incomplete (shown per cell, retried by the
-    user), never silently dropped; cells stopped by a limit count, with their
-    status shown.
+    A cell without a model (failed, or cancelled before it started) leaves the
+    path incomplete (shown per cell, retried by the user), never silently
+    dropped; cells stopped by a limit or cancelled mid-search keep their model
+    and count, with their status shown.
     """
     path = RegularizationPath.objects.get(pk=path_pk)
     if path.refit_run_id:
@@ -170,11 +172,13 @@ def cell_finished(path_pk):
     grid = cells(path)
     if len(grid) < len(path.lambdas) * path.folds or any(r.is_active for r in grid.values()):
         return
+    if path.status != RegularizationPath.Status.RUNNING:
+        return
     baseline = cart_baseline(path, grid) if is_classification(path) and path.algorithm != "cart" else None
     rows = summarize(path, grid, baseline)
     chosen = choose_lambda(rows, METRICS[path.metric][1])
-    failed = any(r.status == Run.Status.FAILED for r in grid.values())
-    status = RegularizationPath.Status.INCOMPLETE if failed or chosen is None else RegularizationPath.Status.REFITTING
+    missing = any(r.result is None for r in grid.values())
+    status = RegularizationPath.Status.INCOMPLETE if missing or chosen is None else RegularizationPath.Status.REFITTING
     claimed = RegularizationPath.objects.filter(pk=path.pk, status=RegularizationPath.Status.RUNNING,
                                                 refit_run=None).update(summary=rows, chosen_lambda=chosen,
                                                                        status=status)
@@ -188,7 +192,7 @@ def start_refit(path, lam):
                                  path.limits, {}, f"path #{path.pk}: refit on all rows at λ={lam:g}", path)
         refit.save()
         RegularizationPath.objects.filter(pk=path.pk).update(refit_run=refit, status=RegularizationPath.Status.REFITTING)
-        services.enqueue([refit])
+        lifecycle.send([refit])
     return refit
 
 
@@ -209,9 +213,9 @@ def finish_path(path):
     path.save(update_fields=["summary", "status", "finished"])
 
 
+@transaction.atomic
 def retry_cell(path, run):
-    """Queue a failed (or stopped) cell again; the path collects once it finishes."""
-    new = services.retry_run(run)
+    """Queue a failed (or cancelled) cell again; the path collects once it finishes."""
     RegularizationPath.objects.filter(pk=path.pk, status=RegularizationPath.Status.INCOMPLETE).update(
         status=RegularizationPath.Status.RUNNING, finished=None)
-    return new
+    return services.retry_run(run)

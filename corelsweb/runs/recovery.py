@@ -1,73 +1,128 @@
-"""Recovering runs after faults: dead workers and a broker that lost its messages.
+"""Recovering runs after faults: dead workers, lost messages, and what the broker holds.
 
 The database is the source of truth. ``reconcile`` (run every
-``CORELSWEB_RECONCILE_SECONDS`` by Celery beat) puts back to the queue every
-running run whose worker is gone, and re-sends queued runs whose message the
-broker no longer holds (a restarted Redis keeps nothing). A duplicate
-message is harmless: claiming is a conditional UPDATE.
+``CORELSWEB_RECONCILE_SECONDS`` by the control loop, ``corelsweb.runs.control``)
+puts back to the queue every running run whose holder is gone, and re-sends
+every queued run whose message is not waiting in the broker (a restarted Redis
+keeps nothing; a submission while the broker was down sent nothing; a worker
+killed after taking a message holds it unacked for the visibility timeout).
+Messages are told apart by identity: each run records the id of the message
+that was sent for it. A duplicate message is harmless: claiming is a
+conditional UPDATE.
 """
 
+import json
 import logging
+from contextlib import contextmanager
 from datetime import timedelta
+
+import redis
+from celery import current_app
 
 from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from corelsweb.runs import services
+from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 
 log = logging.getLogger(__name__)
+CHUNK = 1000
 
 
-def requeue_orphans(now):
-    """Queue again the running runs whose worker is gone; return how many."""
+def requeue_orphans():
+    """Queue again the running runs whose holder is gone (or fail those out of attempts); return how many moved."""
     count = 0
-    for run in Run.objects.filter(status=Run.Status.RUNNING).select_related("dataset"):
-        if not services.worker_is_gone(run.worker, run.heartbeat, now):
+    for run in Run.objects.filter(status=Run.Status.RUNNING).only("pk", "worker", "attempts", "queue", "limits"):
+        if not lifecycle.holder_is_gone(run.worker):
             continue
         if run.attempts >= settings.CORELSWEB_MAX_ATTEMPTS:
-            services.finish_failed(run.pk, f"The run was started {run.attempts} times and its worker stopped "
-                                           "each time (killed, or out of memory); it is not retried again.", "")
+            lifecycle.finish(run.pk, Run.Status.FAILED, error=lifecycle.attempts_used_up(run.attempts),
+                             holder=run.worker)
             continue
         moved = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, worker=run.worker,
-                                   heartbeat=run.heartbeat).update(status=Run.Status.QUEUED,
-                                                                   version=F("version") + 1)
+                                   attempts=run.attempts).update(status=Run.Status.QUEUED, message_id="",
+                                                                 version=F("version") + 1)
         if moved:
-            log.warning("run %s: worker %s is gone; queued again", run.pk, run.worker)
-            services.enqueue([run])
+            log.warning("run %s: its worker %s is gone; queued again", run.pk, run.worker)
+            lifecycle.send([run])
             count += 1
     return count
 
 
-def broker_backlog():
-    """Return the number of messages the broker holds for our queues (waiting or reserved), or None."""
-    from corelsweb.celery import app
+@contextmanager
+def redis_client():
+    """Yield a Redis client of the broker, or None when the broker is not Redis (the filesystem one loses nothing)."""
+    url = current_app.conf.broker_url or ""
+    if not url.startswith("redis"):
+        yield None
+        return
+    client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+    try:
+        yield client
+    finally:
+        client.close()
 
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        return None
-    with app.connection_for_write() as conn:
-        client = conn.default_channel.client
-        waiting = sum(client.llen(q) for q in settings.CORELSWEB_QUEUES)
-        return waiting + client.hlen("unacked")
+
+def message_ids(raw_messages):
+    """Return the task ids of raw kombu messages (JSON; unacked entries wrap the message in a list)."""
+    ids = []
+    for raw in raw_messages:
+        try:
+            message = json.loads(raw)
+            message = message[0] if isinstance(message, list) else message
+            ids.append(message["headers"]["id"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            continue
+    return ids
 
 
-def resend_lost(now):
-    """Re-send queued runs when the broker holds fewer messages than there are queued runs."""
-    grace = now - timedelta(seconds=settings.CORELSWEB_RECONCILE_SECONDS)
-    queued = list(Run.objects.filter(status=Run.Status.QUEUED, created__lt=grace).select_related("dataset"))
+def waiting_message_ids(client):
+    """Return the ids of the messages waiting in our queues."""
+    ids = set()
+    for queue in settings.CORELSWEB_QUEUES:
+        for start in range(0, client.llen(queue), CHUNK):
+            ids.update(message_ids(client.lrange(queue, start, start + CHUNK - 1)))
+    return ids
+
+
+def resend_lost():
+    """Re-send every queued run whose message is not waiting in the broker (past a grace period); return how many."""
+    grace = timezone.now() - timedelta(seconds=settings.CORELSWEB_RECONCILE_SECONDS)
+    queued = list(Run.objects.filter(status=Run.Status.QUEUED).only("pk", "queue", "limits", "message_id",
+                                                                    "message_sent"))
     if not queued:
         return 0
-    backlog = broker_backlog()
-    # Only Redis (kept in memory here) loses messages; the filesystem broker keeps them on disk.
-    if backlog is None or backlog >= Run.objects.filter(status=Run.Status.QUEUED).count():
-        return 0
-    services.enqueue(queued)
-    log.warning("re-sent %d queued runs that the broker had lost", len(queued))
-    return len(queued)
+    with redis_client() as client:
+        if client is None:
+            return 0
+        waiting = waiting_message_ids(client)
+    lost = [r for r in queued if not r.message_id or (r.message_id not in waiting and
+                                                      (r.message_sent is None or r.message_sent < grace))]
+    for run in lost:
+        lifecycle.send_now(run.pk, lifecycle.task_options(run))
+    if lost:
+        log.warning("re-sent %d queued runs whose message the broker did not hold", len(lost))
+    return len(lost)
+
+
+def broker_overview():
+    """Return what the broker holds, by identity: waiting per queue, and unacked messages of live runs vs leftovers.
+
+    A worker killed while it held a message leaves it unacked until the
+    visibility timeout; such a leftover of a run that is final (or was sent
+    again) is no work waiting and is counted apart. None without Redis.
+    """
+    with redis_client() as client:
+        if client is None:
+            return None
+        unacked = message_ids(client.hvals("unacked"))
+        waiting = {q: client.llen(q) for q in settings.CORELSWEB_QUEUES}
+    live = set(Run.objects.filter(status__in=Run.ACTIVE, message_id__in=unacked).values_list("message_id", flat=True))
+    return {"waiting": waiting, "held": sum(1 for i in unacked if i in live),
+            "leftovers": sum(1 for i in unacked if i not in live)}
 
 
 def reconcile():
     """Run both recoveries; return what each did."""
-    now = timezone.now()
-    return {"requeued_orphans": requeue_orphans(now), "resent_lost": resend_lost(now)}
+    return {"requeued_orphans": requeue_orphans(), "resent_lost": resend_lost()}

@@ -4,8 +4,10 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 
+import boto3
 import pytest
 
 from tests.conftest import ARTIFACTS
@@ -69,4 +71,57 @@ def private_redis():
     point_celery_at(server.url)
     yield server
     point_celery_at(original)
+    server.stop()
+
+
+class S3Server:
+    """A real S3-compatible server (moto's, from PyPI) in its own process, keeping objects in memory."""
+
+    def __init__(self, host="127.0.0.1"):
+        self.host, self.port = host, free_port()
+        self.url = f"http://{host}:{self.port}"
+        self.process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", host, "-p", str(self.port)],
+                                        stdout=(ARTIFACTS / f"s3-{self.port}.log").open("a"),
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection((host, self.port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise TimeoutError("the S3 server did not start")
+        self.client = boto3.client("s3", endpoint_url=self.url, region_name="us-east-1",
+                                   aws_access_key_id="test", aws_secret_access_key="test")
+
+    def keys(self, bucket):
+        return [o["Key"] for o in self.client.list_objects_v2(Bucket=bucket).get("Contents", [])]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+
+S3_ENV = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "CORELSWEB_S3_REGION": "us-east-1"}
+
+
+def s3_storage(server, bucket):
+    """Return the STORAGES["default"] entry (and the environment for other processes) of ``bucket`` on ``server``."""
+    server.client.create_bucket(Bucket=bucket)
+    entry = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": bucket, "endpoint_url": server.url, "region_name": "us-east-1", "file_overwrite": False,
+        "default_acl": "private", "access_key": "test", "secret_key": "test"}}
+    env = {**S3_ENV, "CORELSWEB_S3_BUCKET": bucket, "CORELSWEB_S3_ENDPOINT_URL": server.url}
+    return entry, env
+
+
+@pytest.fixture
+def s3(settings):
+    """An S3 server whose bucket is this process's default storage; yields (server, bucket, env for workers)."""
+    server = S3Server()
+    entry, env = s3_storage(server, "corelsweb-test")
+    settings.STORAGES = {**settings.STORAGES, "default": entry}
+    yield server, "corelsweb-test", env
     server.stop()

@@ -39,6 +39,10 @@ def test_a_run_whose_worker_is_killed_mid_search_completes_on_another(transactio
         host, _, pid = run.worker.rpartition(":")
         assert host == socket.gethostname()
         os.kill(int(pid), signal.SIGKILL)  # the pool process solving the run dies mid-search
+        killed = time.monotonic()
+        while Run.objects.get(pk=run.pk).worker == run.worker and time.monotonic() - killed < 240:
+            time.sleep(0.1)
+        print(f"pool process killed to run re-claimed: {time.monotonic() - killed:.1f} s")
 
         done = wait_for_run(run.pk, timeout=240)
         assert done.status in (Run.Status.TIME_LIMIT, Run.Status.OPTIMAL), done.error

@@ -1,4 +1,4 @@
-# Check under concurrent load: clients submit runs and poll pages against two worker processes; each run ends once.
+# Check under concurrent load: 20 clients submit 100 runs and poll pages against two worker processes; each ends once.
 import pytest
 
 from bench.load import check_exactly_once, make_accounts, run_load
@@ -17,11 +17,11 @@ def test_concurrent_clients_and_two_workers_finish_every_run_exactly_once(live_s
     try:
         for w in workers:
             w.wait_ready()
-        accounts = make_accounts(10)
-        summary = run_load(live_server.url, accounts, runs_per_client=6, poll=0.3, time_budget=240)
+        accounts = make_accounts(20)
+        summary = run_load(live_server.url, accounts, runs_per_client=5, poll=0.3, time_budget=300)
         assert not summary["errors"], summary["errors"]
-        assert summary["runs_submitted"] == 60
-        assert summary["statuses"] == {"heuristic": 60}
+        assert summary["runs_submitted"] == 100
+        assert summary["statuses"] == {"heuristic": 100}
         assert check_exactly_once(summary["run_pks"]) == []
         print(f"p50 {summary['latency_p50']:.3f}s p95 {summary['latency_p95']:.3f}s over {summary['requests']} requests")
     finally:

@@ -3,8 +3,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from corelsweb.ops import workers
 from corelsweb.ops.models import WorkerBeat
+from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from tests.factories import make_run
 
@@ -20,9 +20,9 @@ def test_it_shows_queued_running_and_failed_runs_and_workers(client, alice):
                        progress={"lower_bound": 0.25, "upper_bound": 0.3125, "memory": 2**20})
     make_run(alice, status=Run.Status.QUEUED)
     make_run(alice, status=Run.Status.FAILED, error="The label has only one class.", finished=timezone.now())
-    workers.set_current_run(running.pk)
-    workers.beat("host:123", "short,long", timezone.now())
-    workers.set_current_run(None)
+    lifecycle.set_current_run(running.pk)
+    lifecycle.beat("host:123", "short,long", timezone.now())
+    lifecycle.set_current_run(None)
     page = staff_client(client).get(reverse("ops-queue")).content.decode()
     assert f"#{running.pk} cart" in page and "host:123" in page and "0.250000" in page and "0.312500" in page
     assert f"run #{running.pk}" in page  # the worker's current run

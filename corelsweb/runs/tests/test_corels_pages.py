@@ -3,7 +3,7 @@ import html
 
 from corelsweb.figures import panels_for_result
 from corelsweb.runs.models import Run
-from corelsweb.runs.services import finish_with_result
+from corelsweb.runs.lifecycle import finish_with_result
 from solver import solve
 from tests.factories import make_dataset, make_run
 

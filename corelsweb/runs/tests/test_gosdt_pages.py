@@ -2,7 +2,7 @@
 from corelsweb.figures import panels_for_result
 from corelsweb.runs import paths
 from corelsweb.runs.models import RegularizationPath, Run
-from corelsweb.runs.services import finish_with_result
+from corelsweb.runs.lifecycle import finish_with_result
 from solver import solve
 from tests.factories import make_dataset, make_run
 

@@ -1,7 +1,7 @@
 # Check the run page of STreeD results: the F1 front and its trees, and the policy panel.
 from corelsweb.datasets.services import load_problem
 from corelsweb.runs.models import Run
-from corelsweb.runs.services import finish_with_result
+from corelsweb.runs.lifecycle import finish_with_result
 from solver import solve
 from tests.factories import make_dataset, make_run
 

@@ -1,63 +1,73 @@
 # Check the task adapter: claims once, stores results and failures, honours cancellation.
 import os
-import socket
 import subprocess
+import time
 from datetime import timedelta
 from unittest import mock
 
 from django.utils import timezone
 
-from corelsweb.runs import services
+from django.core.files.base import ContentFile
+
+from conftest import shared_dataset
+from corelsweb.datasets.services import create_dataset
+from corelsweb.ops.models import WorkerBeat
+from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from corelsweb.runs.tasks import execute_run_task
+from solver import registry
 from tests.factories import make_dataset, make_run
 
 
 def test_it_claims_a_run_only_once(alice):
     run = make_run(alice)
-    assert services.claim_run(run.pk, "w1")
-    assert not services.claim_run(run.pk, "w2")
+    assert lifecycle.claim(run.pk, "w1")
+    assert not lifecycle.claim(run.pk, "w2")
     run.refresh_from_db()
     assert run.worker == "w1" and run.attempts == 1 and run.status == Run.Status.RUNNING
 
 
 def live_worker():
     # The parent of this process is alive for as long as the test runs.
-    return f"{socket.gethostname()}:{os.getppid()}"
+    return f"{lifecycle.host_id()}:{os.getppid()}"
 
 
 def dead_worker():
     proc = subprocess.Popen(["true"])
     proc.wait()
-    return f"{socket.gethostname()}:{proc.pid}"
+    return f"{lifecycle.host_id()}:{proc.pid}"
 
 
 def test_a_second_delivery_of_a_run_a_live_worker_holds_does_nothing(alice, eager_celery):
-    run = make_run(alice, status=Run.Status.RUNNING, worker=live_worker(), heartbeat=timezone.now(), attempts=1)
+    run = make_run(alice, status=Run.Status.RUNNING, worker=live_worker(), attempts=1)
     execute_run_task.delay(run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.RUNNING and run.worker == live_worker() and run.result is None
 
 
 def test_a_redelivered_run_whose_worker_died_is_taken_over(alice, eager_celery):
-    run = make_run(alice, status=Run.Status.RUNNING, worker=dead_worker(), heartbeat=timezone.now(), attempts=1)
+    run = make_run(alice, status=Run.Status.RUNNING, worker=dead_worker(), attempts=1)
     execute_run_task.delay(run.pk)
     run.refresh_from_db()
-    assert run.status == Run.Status.HEURISTIC and run.attempts == 2 and run.worker == services.worker_id()
+    assert run.status == Run.Status.HEURISTIC and run.attempts == 2 and run.worker == lifecycle.worker_id()
 
 
-def test_a_worker_on_another_host_is_presumed_dead_only_when_its_heartbeat_is_stale(alice, settings):
-    fresh = make_run(alice, status=Run.Status.RUNNING, worker="elsewhere:1", heartbeat=timezone.now(), attempts=1)
-    assert not services.claim_run(fresh.pk, "me:1")
-    old = timezone.now() - timedelta(seconds=settings.CORELSWEB_STALE_SECONDS + 1)
-    stale = make_run(alice, status=Run.Status.RUNNING, worker="elsewhere:2", heartbeat=old, attempts=1)
-    assert services.claim_run(stale.pk, "me:1")
+def test_a_worker_on_another_host_is_presumed_dead_only_when_its_beat_is_stale(alice, settings):
+    now = timezone.now()
+    WorkerBeat.objects.create(name="elsewhere:1", started=now, last_seen=now)
+    fresh = make_run(alice, status=Run.Status.RUNNING, worker="elsewhere:1", attempts=1)
+    assert not lifecycle.claim(fresh.pk, "me:1")
+    old = now - timedelta(seconds=settings.CORELSWEB_STALE_SECONDS + 1)
+    WorkerBeat.objects.create(name="elsewhere:2", started=old, last_seen=old)
+    stale = make_run(alice, status=Run.Status.RUNNING, worker="elsewhere:2", attempts=1)
+    assert lifecycle.claim(stale.pk, "me:1")
+    silent = make_run(alice, status=Run.Status.RUNNING, worker="elsewhere:3", attempts=1)  # never beat at all
+    assert lifecycle.claim(silent.pk, "me:1")
 
 
 def test_a_run_whose_workers_keep_dying_fails_after_max_attempts(alice, settings):
-    run = make_run(alice, status=Run.Status.RUNNING, worker=dead_worker(), heartbeat=timezone.now(),
-                   attempts=settings.CORELSWEB_MAX_ATTEMPTS)
-    assert not services.claim_run(run.pk, "me:1")
+    run = make_run(alice, status=Run.Status.RUNNING, worker=dead_worker(), attempts=settings.CORELSWEB_MAX_ATTEMPTS)
+    assert not lifecycle.claim(run.pk, "me:1")
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED and "started 3 times" in run.error
 
@@ -65,7 +75,7 @@ def test_a_run_whose_workers_keep_dying_fails_after_max_attempts(alice, settings
 def test_the_reconciler_requeues_orphans(alice, eager_celery, django_capture_on_commit_callbacks):
     from corelsweb.runs import recovery
 
-    run = make_run(alice, status=Run.Status.RUNNING, worker=dead_worker(), heartbeat=timezone.now(), attempts=1)
+    run = make_run(alice, status=Run.Status.RUNNING, worker=dead_worker(), attempts=1)
     with django_capture_on_commit_callbacks(execute=True):
         assert recovery.reconcile()["requeued_orphans"] == 1
     run.refresh_from_db()
@@ -91,19 +101,27 @@ def test_a_data_problem_fails_with_a_plain_message(alice, eager_celery):
 
 def test_an_internal_error_keeps_the_traceback_for_staff(alice, eager_celery):
     run = make_run(alice)
-    with mock.patch("corelsweb.runs.services.solve", side_effect=RuntimeError("kaboom")):
+    with mock.patch("corelsweb.runs.solving.solve", side_effect=RuntimeError("kaboom")):
         execute_run_task.delay(run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "internal error (RuntimeError)" in run.error and "kaboom" in run.traceback
 
 
-def test_the_progress_writer_reads_the_cancel_flag(alice):
-    run = make_run(alice, status=Run.Status.RUNNING)
-    writer = services.ProgressWriter(run.pk, interval=0)
-    point = {"elapsed": 0.1, "lower_bound": 0.1, "upper_bound": 0.3, "nodes": 5, "status": "running"}
-    assert writer(point) is True
-    run.refresh_from_db()
-    assert run.progress["nodes"] == 5 and run.trace["nodes"] == [5]
+def test_progress_reaches_the_row_and_a_cancel_reaches_the_search(alice, eager_celery):
+    # A CORELS search long enough to be cancelled: the supervisor writes its progress and passes the cancel on.
+    dataset = create_dataset(alice, "compas", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
+                             "compas.csv")
+    params = registry.get("corels").clean({"regularization": 0.001, "antecedents": "given"})
+    run = Run.objects.create(owner=alice, dataset=dataset, algorithm="corels", params=params,
+                             limits={"time_limit": 60}, roles=dict(dataset.roles))
+    assert lifecycle.claim(run.pk, lifecycle.worker_id())
+    job = lifecycle.solving.prepare(run)
+    supervisor = lifecycle.Supervisor(run, lifecycle.worker_id(), lifecycle.solving.Child.start(job))
+    while not Run.objects.get(pk=run.pk).trace.get("nodes"):
+        assert supervisor._receive(0.5) is None and supervisor._check(time.monotonic()) is None
     Run.objects.filter(pk=run.pk).update(cancel_requested=True)
-    assert writer(dict(point, nodes=9)) is False
+    assert supervisor.watch() is True
+    run.refresh_from_db()
+    assert run.status == Run.Status.CANCELLED and run.result["status"] == "cancelled"
+    assert run.progress == {} and run.result["trace"]["nodes"]

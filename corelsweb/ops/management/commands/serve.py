@@ -12,7 +12,8 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Migrate, create the demo account, start Celery workers (short and long queue) and gunicorn; Ctrl-C stops all."
+    help = ("Migrate, create the demo account, start Celery workers (short and long queue), the control loop and "
+            "gunicorn; Ctrl-C stops all.")
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -29,11 +30,11 @@ class Command(BaseCommand):
         call_command("warm")
         python = sys.executable
         celery = [python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO"]
-        # One worker per queue, so that a long search never blocks quick ones; the
-        # long-queue worker also runs beat, which reconciles orphaned runs.
+        # One worker per queue, so that a long search never blocks quick ones, and the
+        # control loop (reconciling runs) in a process of its own that no solve can hold up.
         short = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "short", "-n", "short@%h"])
-        long = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "long", "-n", "long@%h", "-B",
-                                          "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME])
+        long = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "long", "-n", "long@%h"])
+        control = subprocess.Popen([python, "-m", "django", "control"])
         web = subprocess.Popen([
             python, "-m", "gunicorn", "corelsweb.wsgi", "--bind", f"{host}:{port}",
             "--workers", "2", "--threads", "4", "--access-logfile", "-", "--log-level", "warning",
@@ -43,7 +44,7 @@ class Command(BaseCommand):
             f"database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
             f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the workers.\n"
         ))
-        children = [short, long, web]
+        children = [short, long, control, web]
         signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             while all(p.poll() is None for p in children):
