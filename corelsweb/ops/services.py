@@ -6,6 +6,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from corelsweb.ops.models import WorkerBeat
+from corelsweb.ops.workers import ALIVE_SECONDS
 from corelsweb.runs.models import Run
 from corelsweb.runs.recovery import broker_backlog
 
@@ -24,7 +25,7 @@ def queue_depths():
 def overview(now=None):
     now = now or timezone.now()
     hour = now - timedelta(hours=1)
-    alive = now - timedelta(seconds=3 * 5 + 5)
+    alive = now - timedelta(seconds=ALIVE_SECONDS)
     running = list(Run.objects.filter(status=Run.Status.RUNNING).select_related("owner", "dataset")
                    .order_by("started"))
     return {

@@ -12,14 +12,16 @@ from corelsweb.figures import bound_trace_figure, model_figure, panels_for_resul
 from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import frontier_figure, path_figure
 from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
-from corelsweb.runs import services
+from corelsweb.ops.warming import algorithm_readiness, run_wait_note
+from corelsweb.runs import metric_table, services
+from corelsweb.runs.objectives import objective_words
+from corelsweb.figures.tree import tree_rule_lines
 from corelsweb.runs import paths
 from corelsweb.runs.models import Run
 from corelsweb.runs.registry_forms import PathForm, RunForm
 from corelsweb.runs.snapshot import run_view
 from solver import export, registry
 from solver.models import model_from_dict
-from solver.regularization import root_loss
 
 
 def home(request):
@@ -51,23 +53,51 @@ def new_run(request, dataset_pk, algorithm):
             form.add_error(None, services.quota_problem(request.user))
         else:
             run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits(),
-                                      form.evaluation_setting(), form.note)
+                                      form.evaluation_setting(), form.notes())
+            Run.objects.filter(pk=run.pk).update(name=form.cleaned_data["run_name"].strip())
             return redirect(run)
-    counts = list((dataset.label_counts() or {}).values())
     shown = form.cleaned_data["params"] if form.is_bound and form.is_valid() else spec.clean(
         {k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
-    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "loss0": root_loss(counts) if counts else 1.0,
+    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "readiness": algorithm_readiness([(spec.name, spec)])[0],
            "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None}
     return render(request, "runs/new.html", ctx, status=400 if form.errors else 200)
 
 
+@login_required
+@require_POST
+def form_estimate(request, dataset_pk, algorithm):
+    """Return the estimate box and λ's conversion for the run form's current values (the form polls it as it changes)."""
+    dataset = get_dataset_for_user(request, dataset_pk)
+    spec = services.algorithm_for(algorithm)
+    form = RunForm(spec, request.POST, dataset=dataset)
+    valid = form.is_valid()
+    params = form.cleaned_data.get("params") if valid else None
+    estimate = services.estimate_for(dataset, spec.name, params) if params and spec.proves_optimality else None
+    errors = [str(e) for e in form.non_field_errors()] + [f"{form[name].label}: {e[0]}" for name, e in form.errors.items()
+                                                          if name != "__all__"]
+    return JsonResponse({
+        "html": render_to_string("runs/_estimate.html", {"estimate": estimate, "dataset": dataset, "algorithm": spec,
+                                                          "errors": errors}),
+        "regularization": params.get("regularization") if params else None,
+        "lambda_text": form.note if valid else (errors[0] if errors else ""),
+    })
+
+
 def result_context(v):
-    """Return the figures of a run view (live or frozen): the model and the panels."""
+    """Return the figures and tables of a run view (live or frozen): model, metrics, fairness, features, panels."""
     result = v["result"]
+    if not result:
+        return {"v": v, "model_figure": None, "panels": []}
     return {
         "v": v,
-        "model_figure": model_figure(result) if result else None,
-        "panels": panels_for_result(result) if result else [],
+        "model_figure": model_figure(result),
+        "panels": panels_for_result(result),
+        "metrics": metric_table.metric_table(result),
+        "overfitting": metric_table.overfitting_warnings(result),
+        "fairness": metric_table.fairness_table(result, v.get("group_names"), (result.get("params") or {}).get("task")),
+        "searched": metric_table.searched_features(result, v.get("features_preview"), v.get("evaluation")),
+        "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
+        "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
     }
 
 
@@ -75,7 +105,7 @@ def result_context(v):
 def detail(request, pk):
     run = services.get_run_for_user(request, pk)
     ctx = result_context(run_view(run))
-    ctx.update(run=run, share_links=run.share_links.all(),
+    ctx.update(run=run, share_links=run.share_links.all(), wait_note=run_wait_note(run) if run.is_active else "",
                live_trace=bound_trace_figure(run.trace) if run.is_active else None)
     return render(request, "runs/detail.html", ctx)
 
@@ -96,7 +126,11 @@ def progress_payload(run, since, template_ctx):
 @login_required
 def progress(request, pk):
     run = services.get_run_for_user(request, pk)
-    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run}))
+    note = run_wait_note(run) if run.is_active else ""
+    # A run waiting for its kernels does not change; the note does, so it is part of the version.
+    since = request.GET.get("v")
+    payload = progress_payload(run, since if not note else None, {"run": run, "wait_note": note})
+    return JsonResponse(payload)
 
 
 @login_required
