@@ -42,6 +42,7 @@ urlpatterns = [
     path("s/<str:token>/", share_views.view, name="share-view"),
     path("ops/queue/", ops_views.queue, name="ops-queue"),
     path("ops/queue/fragment.json", ops_views.queue_fragment, name="ops-queue-fragment"),
+    path("ops/runs/<int:pk>/", ops_views.run_detail, name="ops-run"),
     path("ops/runs/<int:pk>/cancel/", ops_views.cancel, name="ops-cancel"),
     path("ops/runs/<int:pk>/requeue/", ops_views.requeue, name="ops-requeue"),
     path("admin/", admin.site.urls),

@@ -73,7 +73,7 @@ def detail(request, pk):
     ctx = {
         "dataset": dataset,
         "form": form,
-        "runs": dataset.runs.order_by("-created")[:50],
+        "runs": dataset.runs.filter(path__isnull=True).order_by("-created")[:50],
         "algorithms": algorithm_readiness(services.offered_algorithms(dataset)),
         "label_counts": sorted((dataset.label_counts() or {}).items()),
         "survival": services.survival_summary(dataset),

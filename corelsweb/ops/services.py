@@ -1,6 +1,7 @@
 """What the staff queue page shows: queues, runs by state, workers, failures."""
 
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
@@ -12,14 +13,25 @@ from corelsweb.runs.recovery import broker_backlog
 
 
 def queue_depths():
-    """Return ``[(queue, waiting messages or None)]``: from Redis when it is the broker."""
+    """Return ``[(queue, waiting messages or None)]``: from Redis, or the message files of the file broker."""
     from corelsweb.celery import app
 
+    if settings.CELERY_BROKER_URL.startswith("filesystem"):
+        return [(q, filesystem_queue_depth(q)) for q in settings.CORELSWEB_QUEUES]
     if not settings.CELERY_BROKER_URL.startswith("redis"):
         return [(q, None) for q in settings.CORELSWEB_QUEUES]
     with app.connection_for_write() as conn:
         client = conn.default_channel.client
         return [(q, client.llen(q)) for q in settings.CORELSWEB_QUEUES]
+
+
+def filesystem_queue_depth(queue):
+    """Return the messages waiting in ``queue`` of kombu's file broker: one ``<id>.<queue>.msg`` file each."""
+    folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+    try:
+        return sum(1 for f in folder.iterdir() if f.name.endswith(f".{queue}.msg"))
+    except FileNotFoundError:
+        return 0
 
 
 def overview(now=None):
