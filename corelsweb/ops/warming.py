@@ -68,6 +68,7 @@ def warm_all(report=None):
             log.exception("warming %s failed", name)
         seconds[name] = time.perf_counter() - t0
         state["ready"].append(name)
+        log.warning("solver %s ready in %.1f s", name, seconds[name])
     state["warming"] = ""
     if report:
         report(state)
