@@ -47,16 +47,17 @@ def machine_lock(name):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def warm_all(report=None):
-    """Warm every algorithm's kernels in this process, cheapest first; ``report(state)`` after each one.
+def warm_all(report=None, names=None):
+    """Warm the kernels of ``names`` (default: every algorithm) in this process, cheapest first.
 
-    ``state`` is ``{"ready": [names], "warming": name or ""}``. Returns the seconds each took.
+    ``report(state)`` is called before and after each one, with ``state`` =
+    ``{"ready": [names], "warming": name or ""}``. Returns the seconds each took.
     """
     from solver import api, registry
 
     state = {"ready": [], "warming": ""}
     seconds = {}
-    for name in warm_order(list(registry.algorithms())):
+    for name in warm_order(list(names or registry.algorithms())):
         state["warming"] = name
         if report:
             report(state)

@@ -131,10 +131,7 @@ def progress_payload(run, since, template_ctx):
 def progress(request, pk):
     run = services.get_run_for_user(request, pk)
     note = run_wait_note(run) if run.is_active else ""
-    # A run waiting for its kernels does not change; the note does, so it is part of the version.
-    since = request.GET.get("v")
-    payload = progress_payload(run, since if not note else None, {"run": run, "wait_note": note})
-    return JsonResponse(payload)
+    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run, "wait_note": note}))
 
 
 @login_required

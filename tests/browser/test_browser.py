@@ -90,7 +90,7 @@ def test_compare_export_share_and_open_signed_out(browser, live_server, celery_w
             assert "at most 4 leaves" in page.inner_text("#lambda-explained")
         page.click("text=Start the run")
         page.wait_for_selector("#model-figure[data-drawn='1']", timeout=90_000)
-        assert "Test accuracy" in page.inner_text("main")
+        assert "Test data:" in page.inner_text("#test-data") and "Test" in page.inner_text("#metrics-table thead")
 
     page.goto(dataset_url)
     page.click("text=Compare runs, λ paths…")
