@@ -299,7 +299,6 @@ def estimate_for(dataset, algorithm, params):
     None when the roles do not make a problem yet.
     """
     from corelsweb.runs.objectives import dataset_loss0
-    from solver.data.binarize import parse_method
     from solver.estimate import estimate_for as algorithm_estimate
 
     preview = features_preview(dataset)
@@ -307,9 +306,8 @@ def estimate_for(dataset, algorithm, params):
         return None
     spec = registry.get(algorithm)
     n_features = spec.searched_features(preview["n_features"], params)
-    coarse = not parse_method(dataset.binarization).exact
     return algorithm_estimate(spec, n_features, dataset.n_rows, dataset_loss0(dataset, algorithm, params, preview),
-                              params, coarse_binarization=coarse)
+                              params, binarization=dataset.binarization)
 
 
 def quota_problem(owner, new_runs=1):
