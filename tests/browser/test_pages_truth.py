@@ -106,3 +106,56 @@ def test_survival_and_wide_trees_read_whole_and_no_card_overflows(browser, live_
     page.wait_for_selector(".compare-models [data-drawn='1'] >> nth=1")
     assert "misclassification rate + λ × leaves" in page.inner_text(".compare-table")
     assert_no_overflow(page, "issue21-compare.png")
+
+
+def test_fairness_overfitting_test_files_names_and_the_staff_view(browser, live_server, celery_worker_process,
+                                                                   tmp_path):
+    from django.contrib.auth import get_user_model
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    sign_up(page, live_server.url, "olga")
+    upload(page, live_server.url, "veterans-surv.csv")
+    compas = upload(page, live_server.url, "compas-gosdt.csv")
+    page.select_option("#id_group", "sex=female")
+    page.click("#roles-form button[type=submit]")
+    page.wait_for_selector("text=Saved the column roles")
+
+    page.click("text=CART (greedy baseline)")
+    options = page.eval_on_selector_all("#id_evaluation option", "os => os.map(o => o.textContent)")
+    assert not any("veterans" in o for o in options)  # a survival table cannot test a classifier
+    start_run(page, compas, "CART (greedy baseline)", {"#id_p_max_depth": "3", "#id_run_name": "depth-3 baseline",
+                                                       "#id_run_note": "fairness check before GOSDT"})
+    fairness = page.inner_text("#fairness")
+    assert "sex=female" in fairness and "Training data: discrimination" in fairness and "Test data" in fairness
+    assert "depth-3 baseline" in page.inner_text("main") and page.query_selector("#searched-features")
+    assert_no_overflow(page, "issue21-run-fairness.png")
+
+    rng_rows = "".join(f"{(i * 37) % 101 / 101:.3f},{(i * 53) % 97 / 97:.3f},{(i * 7919) % 2}\n" for i in range(300))
+    noise = tmp_path / "noise.csv"
+    noise.write_text("u,v,label\n" + rng_rows)
+    noisy = upload(page, live_server.url, str(noise))
+    start_run(page, noisy, "CART (greedy baseline)", {"#id_p_max_depth": "8"})
+    assert "overfitting" in page.inner_text("#overfitting-warning")
+    assert_no_overflow(page, "issue21-run-overfitting.png")
+
+    page.goto(f"{live_server.url}/")
+    assert "depth-3 baseline" in page.inner_text("main") and "survival: " in page.inner_text("main")
+    page.screenshot(path=str(ARTIFACTS / "issue21-home.png"), full_page=True)
+
+    get_user_model().objects.create_user("sam", password="a-long-pass-phrase-9", is_staff=True)
+    staff = browser.new_context().new_page()
+    staff.set_viewport_size({"width": 1300, "height": 1000})
+    staff.goto(f"{live_server.url}/accounts/login/")
+    staff.fill("#id_username", "sam")
+    staff.fill("#id_password", "a-long-pass-phrase-9")
+    staff.click("button[type=submit]")
+    staff.goto(f"{live_server.url}/ops/queue/")
+    staff.screenshot(path=str(ARTIFACTS / "issue21-ops-queue.png"), full_page=True)
+    from corelsweb.runs.models import Run
+
+    run = Run.objects.filter(name="depth-3 baseline").get()
+    staff.goto(f"{live_server.url}/ops/runs/{run.pk}/")
+    assert "Staff view" in staff.inner_text("#staff-view") and staff.query_selector("#share-button") is None
+    staff.wait_for_selector("#model-figure[data-drawn='1']")
+    staff.screenshot(path=str(ARTIFACTS / "issue21-staff-run.png"), full_page=True)
