@@ -70,7 +70,7 @@ def test_survival_and_wide_trees_read_whole_and_no_card_overflows(browser, live_
     assert_no_overflow(page, "issue21-run-survival.png")
 
     bank = upload(page, live_server.url, "bank.csv")
-    page.click("text=OSDT")
+    page.goto(bank + "runs/new/osdt/")
     before = page.inner_text("#estimate")
     page.fill("#id_p_regularization", "0.0005")
     for _ in range(50):  # the box follows the form (the page's CSP forbids wait_for_function's eval)
