@@ -10,8 +10,8 @@ from solver import predicates
 from solver.models import LEAF, Tree
 
 ROW_HEIGHT = 1.0
-LEAF_WIDTH = 150  # pixels per leaf, so that leaf boxes never overlap
-AUTOSIZE_WIDTH = 1100
+LEAF_WIDTH = 130  # pixels per leaf, so that leaf boxes never overlap
+AUTOSIZE_WIDTH = 1150  # the width of a full-width card
 
 
 def layout_positions(tree):
