@@ -112,7 +112,8 @@ def fairness_table(result, names, task=None):
         groups = []
         for g in block["groups"]:
             cm = g["confusion_matrix"]
-            groups.append({"name": names[g["group"]] if names else str(g["group"]), "n": g["n"],
+            label = names[g["group"]] if names else str(g["group"])
+            groups.append({"name": f"{label} (group {'a' if g['group'] == 1 else 'b'})", "n": g["n"],
                            "positive_rate": fmt(g["positive_rate"], "percent"),
                            "true_positive_rate": fmt(g["true_positive_rate"], "percent"),
                            "confusion": [[classes[t], *(f"{v:,.0f}" for v in cm[t])] for t in range(2)]})
@@ -121,8 +122,8 @@ def fairness_table(result, names, task=None):
                                            else "demographic_parity"), "4")})
     words = {"demographic_parity": "Demographic parity: |P(ŷ = positive | group a) − P(ŷ = positive | group b)|",
              "equality_of_opportunity": "Equality of opportunity: |TPR(group a) − TPR(group b)|"}
-    return {"measure": words[measure], "other_measure": words["equality_of_opportunity" if measure ==
-                                                                 "demographic_parity" else "demographic_parity"],
+    other = "equality_of_opportunity" if measure == "demographic_parity" else "demographic_parity"
+    return {"measure": words[measure], "other_measure": other.replace("_", " "),
             "rows": out, "classes": classes, "names": names}
 
 

@@ -58,3 +58,13 @@ def test_a_run_waiting_for_its_kernels_says_so_and_starts_by_itself(alice_client
     assert "compiling the" in data["html"] and "starts by itself" in data["html"]
     ready = make_run(alice, algorithm="cart")
     assert 'id="wait-note"' not in alice_client.get(ready.get_absolute_url()).content.decode()
+
+
+def test_the_staff_queue_page_shows_each_workers_ready_solvers(client, db):
+    from django.contrib.auth import get_user_model
+
+    staff = get_user_model().objects.create_user("sam", password="sam-password-123", is_staff=True)
+    beat("host:7", ["cart", "osst"], "corels")
+    client.force_login(staff)
+    page = client.get("/ops/queue/").content.decode()
+    assert "cart, osst" in page and "compiling corels" in page
