@@ -25,16 +25,6 @@ import numpy as np
 MODES = ("lambda", "max_leaves", "min_rows")
 
 
-def root_loss(class_counts, objective="accuracy"):
-    """Return ℓ₀, the loss of predicting one class for every row (an upper bound when not exact)."""
-    total = sum(class_counts)
-    if objective == "accuracy" and total > 0:
-        return 1.0 - max(class_counts) / total
-    if objective == "balanced_accuracy":
-        return 0.5
-    return 1.0
-
-
 def single_leaf_loss(objective, class_weights=None, params=None, survival=None):
     """Return ℓ₀, the objective's loss of the best one-leaf model (None when the data to compute it is missing).
 

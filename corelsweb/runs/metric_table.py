@@ -106,7 +106,8 @@ def fairness_table(result, names, task=None):
     measure = task if task in ("demographic_parity", "equality_of_opportunity") else "demographic_parity"
     classes = (result.get("model") or {}).get("classes") or ["0", "1"]
     out = []
-    for data, block in (("training", train), ("test", ((result.get("holdout") or {}).get("metrics") or {}).get("fairness"))):
+    test = ((result.get("holdout") or {}).get("metrics") or {}).get("fairness")
+    for data, block in (("training", train), ("test", test)):
         if not block:
             continue
         groups = []

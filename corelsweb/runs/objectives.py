@@ -57,7 +57,8 @@ def dataset_loss0(dataset, algorithm, config, preview):
     data = preview.get("single_leaf") or {}
     name = objective_name(algorithm, config)
     if name == "ibs":
-        return (data.get("ibs") or {}).get(f"{config.get('ipcw_ties', 'osst')}/{config.get('time_normalizer', 'range')}")
+        convention = f"{config.get('ipcw_ties', 'osst')}/{config.get('time_normalizer', 'range')}"
+        return (data.get("ibs") or {}).get(convention)
     weights = data.get("class_weights")
     if weights is None and not dataset.roles.get("weight"):
         weights = list((dataset.label_counts() or {}).values()) or None

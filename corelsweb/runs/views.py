@@ -62,7 +62,8 @@ def new_run(request, dataset_pk, algorithm):
             return redirect(run)
     shown = form.cleaned_data["params"] if form.is_bound and form.is_valid() else spec.clean(
         {k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
-    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "readiness": algorithm_readiness([(spec.name, spec)])[0],
+    ctx = {"dataset": dataset, "algorithm": spec, "form": form,
+           "readiness": algorithm_readiness([(spec.name, spec)])[0],
            "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None}
     return render(request, "runs/new.html", ctx, status=400 if form.errors else 200)
 
