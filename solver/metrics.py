@@ -158,7 +158,8 @@ def group_fairness(y, y_pred, group, weights=None):
         groups.append({
             "group": g, "n": int(at.sum()),
             "positive_rate": float(w[y_pred[at] == 1].sum() / total) if total > 0 else None,
-            "true_positive_rate": float(w[(y[at] == 1) & (y_pred[at] == 1)].sum() / positives) if positives > 0 else None,
+            "true_positive_rate": (float(w[(y[at] == 1) & (y_pred[at] == 1)].sum() / positives) if positives > 0
+                                   else None),
             "confusion_matrix": confusion_matrix(y[at], y_pred[at], 2, w).tolist(),
         })
 

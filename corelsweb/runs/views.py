@@ -71,15 +71,15 @@ def new_run(request, dataset_pk, algorithm):
 @login_required
 @require_POST
 def form_estimate(request, dataset_pk, algorithm):
-    """Return the estimate box and λ's conversion for the run form's current values (the form polls it as it changes)."""
+    """Return the estimate box and λ's conversion for the run form's current values (polled as the form changes)."""
     dataset = get_dataset_for_user(request, dataset_pk)
     spec = services.algorithm_for(algorithm)
     form = RunForm(spec, request.POST, dataset=dataset)
     valid = form.is_valid()
     params = form.cleaned_data.get("params") if valid else None
     estimate = services.estimate_for(dataset, spec.name, params) if params and spec.proves_optimality else None
-    errors = [str(e) for e in form.non_field_errors()] + [f"{form[name].label}: {e[0]}" for name, e in form.errors.items()
-                                                          if name != "__all__"]
+    errors = [str(e) for e in form.non_field_errors()]
+    errors += [f"{form[name].label}: {e[0]}" for name, e in form.errors.items() if name != "__all__"]
     return JsonResponse({
         "html": render_to_string("runs/_estimate.html", {"estimate": estimate, "dataset": dataset, "algorithm": spec,
                                                           "errors": errors}),

@@ -14,7 +14,8 @@ OVERFLOWING_CARDS = """() => {
     if (card.scrollWidth > card.clientWidth + 1) out.push((card.id || card.querySelector('h2')?.innerText || i) +
       ': ' + card.scrollWidth + ' > ' + card.clientWidth);
   });
-  if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push('page ' + document.documentElement.scrollWidth);
+  const page = document.documentElement.scrollWidth;
+  if (page > window.innerWidth + 1) out.push('page ' + page);
   return out;
 }"""
 
