@@ -91,6 +91,15 @@ def test_survival_and_wide_trees_read_whole_and_no_card_overflows(browser, live_
     assert_no_overflow(page, "issue21-run-wide-tree.png")
     start_run(page, bank, "CART (greedy baseline)", {"#id_p_max_depth": "2"})
 
+    # STreeD's F1 front: each tree of the menu brings its own width, so labels never overlap.
+    tic = upload(page, live_server.url, "tic-tac-toe.csv")
+    page.goto(tic + "runs/new/streed/")
+    page.select_option("#id_p_task", "f1")
+    page.fill("#id_p_max_depth", "3")
+    page.click("text=Start the run")
+    page.wait_for_selector("#panel-streed-front-trees [data-drawn='1']", timeout=240_000)
+    assert_no_overflow(page, "issue21-run-streed-f1.png")
+
     wide = tmp_path / "wide.csv"
     header = ",".join(f"feature_number_{j}" for j in range(2000)) + ",label\n"
     rows = "".join(",".join(str((i * j) % 7) for j in range(2000)) + f",{i % 2}\n" for i in range(40))
