@@ -26,7 +26,7 @@ USER corelsweb
 # Static files (plotly.js from the plotly package) collected at build time.
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 # Warm numba's cache so that the first run after start does not pay for compilation.
-RUN SECRET_KEY=build-only python -c "from corelsweb.celery import warm_solvers; warm_solvers()"
+RUN SECRET_KEY=build-only python manage.py warm
 VOLUME ["/data"]
 EXPOSE 8000
 CMD ["gunicorn", "corelsweb.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]

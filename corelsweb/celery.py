@@ -1,7 +1,6 @@
 """The Celery application, configured from Django settings (``CELERY_`` namespace)."""
 
 import os
-import threading
 
 from celery import Celery
 from celery.signals import worker_process_init
@@ -11,14 +10,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "corelsweb.settings")
 app = Celery("corelsweb")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-
-def warm_solvers():
-    """Compile (or load from numba's cache) every solver's kernels."""
-    from solver import api, registry
-
-    for name in registry.algorithms():
-        api.warm(name)
 
 
 @worker_process_init.connect
@@ -32,7 +23,9 @@ def start_beat(**kwargs):
 
 @worker_process_init.connect
 def warm_in_background(**kwargs):
-    # In a thread, so the pool child reports ready at once; a task that needs a
-    # kernel still compiling waits on numba's compile lock.
+    # In a low-priority thread, so the pool child reports ready at once; a task that needs a
+    # kernel still compiling compiles it itself or waits on numba's compile lock.
     if os.environ.get("CORELSWEB_WARM_SOLVERS", "1") == "1":
-        threading.Thread(target=warm_solvers, name="warm-solvers", daemon=True).start()
+        from corelsweb.ops import warming
+
+        warming.start_in_background()

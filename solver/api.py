@@ -15,9 +15,9 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from solver import driver, metrics, registry
+from solver import driver, feature_summary, metrics, registry, regularization
 from solver.driver import Limits
-from solver.models import model_from_dict
+from solver.models import Tree, model_from_dict
 from solver.problem import Problem
 from solver.registry import ParameterError
 
@@ -60,7 +60,9 @@ class Result:
         ``solve_seconds`` (without compilation and I/O), ``compile_seconds``,
         ``peak_memory_bytes``, ``nodes`` and solver-specific counters.
     problem : dict
-        ``Problem.summary()`` of the training data.
+        ``Problem.summary()`` of the training data, and ``searched``: the
+        binary features the search picked from, per raw column
+        (``solver.feature_summary.summarize``).
     extras : dict
         Algorithm-specific JSON-able output beyond the one model, e.g. a
         Pareto front of trees (from the search's optional ``extras()``).
@@ -235,6 +237,10 @@ def _result(spec, config, problem, limits, search, status, trace, run_stats):
     stats = dict(search.stats())
     stats.update(run_stats, nodes=int(search.nodes))
     lower_bound = search.lower_bound if spec.proves_optimality else None
+    if spec.proves_optimality and config.get("regularization") and isinstance(model, Tree) and model.n_leaves == 1:
+        # A single-leaf optimum: say how small λ must be for a split to pay (the page suggests it).
+        objective = "ibs" if model.kind == "survival" else config.get("objective", "accuracy")
+        stats["best_split_gain"] = regularization.best_split_gain(problem, objective, config)
     return Result(
         algorithm=spec.name,
         params=config,
@@ -247,7 +253,7 @@ def _result(spec, config, problem, limits, search, status, trace, run_stats):
         metrics=metrics.evaluate(model, getattr(search, "problem", problem)),
         trace=trace,
         stats=stats,
-        problem=problem.summary(),
+        problem={**problem.summary(), "searched": feature_summary.summarize(problem.features)},
         extras=search.extras() if hasattr(search, "extras") else {},
     )
 

@@ -128,6 +128,56 @@ def _classification(model, problem):
     return out
 
 
+def group_fairness(y, y_pred, group, weights=None):
+    """Return per-group rates and the two discrimination scores of binary predictions.
+
+    Parameters
+    ----------
+    y, y_pred : array of int64, shape (n,)
+        True and predicted class (1 is positive).
+    group : array of int64, shape (n,)
+        Protected group, 0 or 1 (1 is the group STreeD calls *a*).
+    weights : array of float64, shape (n,), optional
+
+    Returns
+    -------
+    dict
+        ``groups``: per group ``n``, ``positive_rate`` (share predicted
+        positive), ``true_positive_rate`` (None without positives) and its
+        ``confusion_matrix``; ``demographic_parity``: |difference of the
+        positive rates|; ``equality_of_opportunity``: |difference of the true
+        positive rates| (None when a group has no positives).
+    """
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    groups = []
+    for g in (0, 1):
+        at = np.asarray(group) == g
+        w = weights[at]
+        total = w.sum()
+        positives = w[y[at] == 1].sum()
+        groups.append({
+            "group": g, "n": int(at.sum()),
+            "positive_rate": float(w[y_pred[at] == 1].sum() / total) if total > 0 else None,
+            "true_positive_rate": (float(w[(y[at] == 1) & (y_pred[at] == 1)].sum() / positives) if positives > 0
+                                   else None),
+            "confusion_matrix": confusion_matrix(y[at], y_pred[at], 2, w).tolist(),
+        })
+
+    def gap(key):
+        a, b = groups[1][key], groups[0][key]
+        return None if a is None or b is None else abs(a - b)
+
+    return {"groups": groups, "demographic_parity": gap("positive_rate"),
+            "equality_of_opportunity": gap("true_positive_rate")}
+
+
+def _with_fairness(out, model, problem):
+    """Add ``fairness`` (``group_fairness``) to classification metrics when the problem has a protected group."""
+    if problem.group is not None and len(model.classes) == 2 and problem.n_samples:
+        out["fairness"] = group_fairness(problem.y, model.predict(problem.X), problem.group, problem.sample_weight)
+    return out
+
+
 def _survival(model, problem):
     return tree_metrics(model, problem.X, problem.event, problem.time)
 
@@ -144,7 +194,8 @@ def _policy(model, problem):
 
 
 # Metrics per model kind; survival and policy entries come with their solvers.
-EVALUATORS = {"classification": _classification, "survival": _survival, "policy": _policy}
+EVALUATORS = {"classification": lambda m, p: _with_fairness(_classification(m, p), m, p), "survival": _survival,
+              "policy": _policy}
 
 
 def evaluate(model, problem):

@@ -10,8 +10,12 @@ than rows would fit in memory as bytes).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from solver.data.ordered import OrderedColumns
 
 ROLE_FIELDS = ("y", "sample_weight", "time", "event", "group", "treatment", "outcome")
 

@@ -11,24 +11,145 @@ the *optimal* model, not rules of thumb:
   captures at least k rows (CORELS Theorem 10), and in an optimal tree any
   two sibling leaves together hold at least 2k rows (OSDT Theorem 3.3).
 
-``ℓ₀`` is the loss of the one-leaf model: the minority share for accuracy,
-½ for balanced accuracy, and 1 (a valid upper bound for every loss here) when
-it depends on more than the class counts.
+``ℓ₀`` is the loss of the one-leaf model under the run's own objective
+(``single_leaf_loss``): the minority share for accuracy, 1 − 1/K for balanced
+accuracy, min(W⁻, ωW⁺)/(ωW⁺ + W⁻) for weighted accuracy, N⁻/(2N⁺ + N⁻) or 1
+for F1, ½ for AUC, 1 − θ²/2 for pAUC, and the integrated Brier score of one
+Kaplan-Meier curve for every row for survival trees.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 MODES = ("lambda", "max_leaves", "min_rows")
 
 
-def root_loss(class_counts, objective="accuracy"):
-    """Return ℓ₀, the loss of predicting one class for every row (an upper bound when not exact)."""
-    total = sum(class_counts)
-    if objective == "accuracy" and total > 0:
-        return 1.0 - max(class_counts) / total
-    if objective == "balanced_accuracy":
+def single_leaf_loss(objective, class_weights=None, params=None, survival=None):
+    """Return ℓ₀, the objective's loss of the best one-leaf model (None when the data to compute it is missing).
+
+    Parameters
+    ----------
+    objective : str
+        ``accuracy``, ``balanced_accuracy``, ``weighted_accuracy``, ``f1``,
+        ``auc``, ``pauc`` or ``ibs`` (survival).
+    class_weights : list of float, optional
+        Total (weighted) rows of each class; the positive class last for two classes.
+    params : dict, optional
+        ``cost_weight`` (ω) and ``pauc_theta`` (θ) where the objective has them.
+    survival : tuple of (array of bool, array of float64), shape (n,) each, optional
+        ``(event, time)`` for ``ibs``; also reads ``ipcw_ties`` and ``time_normalizer`` from ``params``.
+    """
+    params = params or {}
+    if objective == "ibs":
+        if survival is None:
+            return None
+        from solver.survival import kaplan_meier
+        from solver.survival_metrics import group_estimates, integrated_brier_score
+
+        event, time = (np.asarray(survival[0], dtype=bool), np.asarray(survival[1], dtype=np.float64))
+        if len(time) == 0:
+            return None
+        root = kaplan_meier(event, time)
+        estimates = group_estimates([(root.time, root.survival)], np.unique(time))
+        return float(integrated_brier_score(estimates, event, time, groups=np.zeros(len(time), dtype=np.int64),
+                                            ties=params.get("ipcw_ties", "osst"),
+                                            normalizer=params.get("time_normalizer", "range")))
+    if objective == "auc":
         return 0.5
-    return 1.0
+    if objective == "pauc":
+        theta = float(params.get("pauc_theta", 1.0))
+        return 1.0 - theta * theta / 2.0
+    weights = [float(w) for w in (class_weights or [])]
+    total = sum(weights)
+    if total <= 0 or len(weights) < 2:
+        return None
+    if objective == "balanced_accuracy":
+        return 1.0 - 1.0 / sum(1 for w in weights if w > 0)
+    negative, positive = weights[0], weights[-1]
+    omega = float(params.get("cost_weight", 1.0))
+    if objective == "weighted_accuracy":
+        return min(negative, omega * positive) / (omega * positive + negative)
+    if objective == "f1":
+        # The leaf predicts positive iff ω·N⁺ > N⁻ (GOSDT's rule); then FP = N⁻ and FN = 0, else F1 = 0.
+        return negative / (2 * positive + negative) if omega * positive > negative else 1.0
+    return 1.0 - max(weights) / total
+
+
+MAX_SURVIVAL_SPLITS = 400  # features scored for a survival stump (each costs two Kaplan-Meier curves)
+
+
+def _class_costs(objective, class_weights, params):
+    """Return the cost of misclassifying one unit of weight of each class (GOSDT's additive losses), or None."""
+    weights = np.asarray(class_weights, dtype=np.float64)
+    total = weights.sum()
+    if objective == "accuracy":
+        return np.full(len(weights), 1.0 / total)
+    if objective == "balanced_accuracy":
+        present = (weights > 0).sum()
+        return np.divide(1.0, present * weights, out=np.zeros(len(weights)), where=weights > 0)
+    if objective == "weighted_accuracy" and len(weights) == 2:
+        omega = float(params.get("cost_weight", 1.0))
+        scale = omega * weights[1] + weights[0]
+        return np.array([1.0 / scale, omega / scale])
+    return None
+
+
+def best_split_gain(problem, objective, params=None):
+    """Return how much the best single split lowers ``objective``'s loss below ℓ₀ (None where not computed).
+
+    A tree with that split has objective ``ℓ₀ − gain + 2λ`` against ``ℓ₀ + λ``
+    for the single leaf, so any λ below the gain makes an optimal tree split.
+    Additive classification losses and the integrated Brier score are scored;
+    for F1 and (p)AUC it returns None. Survival splits respect
+    ``min_samples_leaf``.
+    """
+    params = params or {}
+    X = problem.X
+    if X.shape[1] == 0 or problem.n_samples == 0:
+        return None
+    if objective == "ibs":
+        return _best_survival_split_gain(problem, params)
+    if problem.y is None:
+        return None
+    K = problem.n_classes
+    class_weights = np.bincount(problem.y, weights=problem.weights, minlength=K)
+    costs = _class_costs(objective, class_weights, params)
+    if costs is None:
+        return None
+    # mass[k] of a leaf: its rows of class k, weighted by their cost; a leaf's loss is total − max_k mass[k].
+    onehot = np.zeros((problem.n_samples, K))
+    onehot[np.arange(problem.n_samples), problem.y] = problem.weights * costs[problem.y]
+    total = onehot.sum(axis=0)
+    ones = X.T.astype(np.float64) @ onehot
+    zeros = total - ones
+    loss = (ones.sum(axis=1) - ones.max(axis=1)) + (zeros.sum(axis=1) - zeros.max(axis=1))
+    loss0 = total.sum() - total.max()
+    return max(0.0, float(loss0 - loss.min()))
+
+
+def _best_survival_split_gain(problem, params):
+    from solver.survival import kaplan_meier
+    from solver.survival_metrics import group_estimates, integrated_brier_score
+
+    event, time = problem.event, problem.time
+    if event is None or time is None:
+        return None
+    grid = np.unique(time)
+    conventions = {"ties": params.get("ipcw_ties", "osst"), "normalizer": params.get("time_normalizer", "range")}
+    loss0 = single_leaf_loss("ibs", params=params, survival=(event, time))
+    smallest = int(params.get("min_samples_leaf") or 1)
+    best = None
+    for j in range(min(problem.n_features, MAX_SURVIVAL_SPLITS)):
+        side = problem.X[:, j].astype(np.int64)
+        ones = int(side.sum())
+        if ones < smallest or problem.n_samples - ones < smallest:
+            continue
+        curves = [kaplan_meier(event[side == g], time[side == g]) for g in (0, 1)]
+        estimates = group_estimates([(c.time, c.survival) for c in curves], grid)
+        loss = integrated_brier_score(estimates, event, time, groups=side, **conventions)
+        best = loss if best is None else min(best, loss)
+    return None if best is None or loss0 is None else max(0.0, float(loss0 - best))
 
 
 def regularization_for(mode, target, n_rows, loss0):

@@ -123,10 +123,10 @@ class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
     algorithm = "corels"
 
     def __init__(self, *, regularization=0.01, max_length=None, antecedents="mined", min_support=0.01,
-                 max_clauses=2, negations=True, policy="lower_bound", use_garbage_collection=True,
+                 max_clauses=1, negations=True, policy="lower_bound", use_garbage_collection=True,
                  use_hierarchical_bound=True, use_lookahead_bound=True, use_length_bound=True,
                  use_minimum_support_bound=True, use_accurate_support_bound=True, use_equivalent_points_bound=True,
-                 use_permutation_map=True, use_captured_vector_map=False, time_limit=None, node_limit=None,
+                 use_permutation_map=True, use_captured_vector_map=True, time_limit=None, node_limit=None,
                  binarize="quantile:8"):
         self.regularization = regularization
         self.max_length = max_length

@@ -202,13 +202,17 @@ def features_preview(dataset):
     included); large ones are previewed from the stored column histograms,
     so that the web process never reads a large file whole.
     """
-    key = {"roles": dataset.roles, "binarization": dataset.binarization}
+    key = {"roles": dataset.roles, "binarization": dataset.binarization, "version": 2}
     if dataset.features_preview.get("key") == key:
         return dataset.features_preview
     roles = Roles.from_dict(dataset.roles)
     try:
         if dataset.n_rows * dataset.n_columns <= settings.CORELSWEB_PREVIEW_MAX_CELLS:
-            preview = preview_from_problem(load_problem(dataset))
+            from corelsweb.runs.objectives import single_leaf_data
+
+            problem = load_problem(dataset)
+            preview = preview_from_problem(problem)
+            preview["single_leaf"] = single_leaf_data(problem)
         else:
             preview = preview_from_profile(dataset.columns, roles, dataset.binarization, dataset.n_rows)
     except DataError as e:
@@ -257,3 +261,39 @@ def check_upload_allowed(user, size):
     if used + (size or 0) > quota:
         raise DataError(f"Your datasets use {used / 2**20:.1f} MB of your {quota / 2**20:.0f} MB; delete some "
                         "before uploading more.")
+
+
+def roles_allow(dataset, algorithm):
+    """Return True when ``dataset``'s roles let ``algorithm`` run with one of its tasks (defaults otherwise)."""
+    have = {k for k, v in dataset.roles.items() if v}
+    configs = [{}]
+    if callable(algorithm.requires) and any(p.name == "task" for p in algorithm.params):
+        configs = [{"task": choice} for choice in algorithm.param("task").choices]
+    for raw in configs:
+        try:
+            config = algorithm.clean(raw)
+        except registry.ParameterError:
+            continue
+        if set(algorithm.required_roles(config)) <= have:
+            return True
+    return False
+
+
+def offered_algorithms(dataset):
+    """Return ``[(name, algorithm)]`` of the algorithms the dataset's roles allow, in registry order."""
+    return [(name, a) for name, a in registry.algorithms().items() if roles_allow(dataset, a)]
+
+
+def survival_summary(dataset):
+    """Return ``{"events", "event_rate", "time_min", "time_max"}`` from the profile of a survival table, or None."""
+    time_column, event_column = dataset.roles.get("time"), dataset.roles.get("event")
+    if not time_column or not event_column:
+        return None
+    time, event = dataset.column(time_column), dataset.column(event_column)
+    if time is None or event is None:
+        return None
+    counts = event.get("counts") or {}
+    total = sum(counts.values())
+    events = counts.get("1", 0)
+    return {"events": events, "event_rate": events / total if total else None,
+            "time_min": time.get("minimum"), "time_max": time.get("maximum")}

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 from corelsweb.datasets import services
 from corelsweb.datasets.forms import PredictForm, RolesForm, SampleForm, UploadForm
 from corelsweb.datasets.samples import SAMPLES
-from corelsweb.runs.registry_forms import algorithm_choices
+from corelsweb.ops.warming import algorithm_readiness
 from corelsweb.runs.services import get_run_for_user
 from solver.data import DataError
 from solver.models import model_from_dict
@@ -73,9 +73,10 @@ def detail(request, pk):
     ctx = {
         "dataset": dataset,
         "form": form,
-        "runs": dataset.runs.order_by("-created")[:50],
-        "algorithms": algorithm_choices(),
+        "runs": dataset.runs.filter(path__isnull=True).order_by("-created")[:50],
+        "algorithms": algorithm_readiness(services.offered_algorithms(dataset)),
         "label_counts": sorted((dataset.label_counts() or {}).items()),
+        "survival": services.survival_summary(dataset),
         "preview": services.features_preview(dataset),
     }
     return render(request, "datasets/detail.html", ctx, status=400 if form.errors else 200)

@@ -61,7 +61,10 @@ def survival_panels(result):
                     note=note, wide=True),
               panel("leaf-composition", "Events and censored samples per leaf", composition_figure(model))]
     if (result.get("metrics") or {}).get("ibs") is not None:
-        panels.append(panel("survival-metrics", "Survival metrics (training)", metrics_figure(result["metrics"])))
+        test = (result.get("holdout") or {}).get("metrics")
+        test = test if test and test.get("ibs") is not None else None
+        title = "Survival metrics (training and test)" if test else "Survival metrics (training)"
+        panels.append(panel("survival-metrics", title, metrics_figure(result["metrics"], test=test)))
     brier = (result.get("extras") or {}).get("brier_curve")
     if brier:
         panels.append(panel("brier", "Brier score over time (training)", brier_figure(brier),

@@ -83,7 +83,8 @@ def trace_comparison_figure(results, title="Bounds over time", labels=None):
         height=380,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
         yaxis={"title": {"text": "objective"}, "gridcolor": "#eee"},
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "h", "x": 0, "y": -0.18, "yanchor": "top"},
+        margin={"l": 60, "r": 20, "t": 50, "b": 60},
         hovermode="closest",
     )
     return figure(data, layout)

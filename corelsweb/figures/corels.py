@@ -32,7 +32,8 @@ def queue_length_figure(history):
         height=320,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
         yaxis={"title": {"text": "queued prefixes"}, "type": "log", "gridcolor": "#eee"},
-        legend={"orientation": "h", "y": -0.25},
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )
     return figure(data, layout)
 

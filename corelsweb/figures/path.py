@@ -1,5 +1,7 @@
 """The regularization path: train and validation score and model size against λ, and score against size."""
 
+import math
+
 from corelsweb.figures.common import LOWER_COLOR, PALETTE, base_layout, esc, figure
 
 
@@ -26,11 +28,18 @@ def path_figure(rows, metric, metric_title, chosen=None):
         xaxis={"title": {"text": "λ (log scale)"}, "type": "log", "gridcolor": "#eee"},
         yaxis={"title": {"text": title}, "gridcolor": "#eee"},
         yaxis2={"title": {"text": "leaves"}, "overlaying": "y", "side": "right", "showgrid": False,
-                "rangemode": "tozero"},
-        legend={"orientation": "h", "y": -0.25},
+                "rangemode": "tozero", "tickformat": "d", "dtick": _leaf_step(rows)},
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        margin={"l": 60, "r": 60, "t": 50, "b": 45},
     )
     return figure(data, layout)
 
+
+
+def _leaf_step(rows):
+    """Return a whole-number tick step for a leaves axis (never ticks such as 0.13, 1.11, 2.09)."""
+    top = max([r.get("leaves_mean") or 0 for r in rows] or [1])
+    return max(1, int(math.ceil(top / 8)))
 
 
 def frontier_figure(rows, algorithm, metric_title):
@@ -53,6 +62,7 @@ def frontier_figure(rows, algorithm, metric_title):
         height=380,
         xaxis={"title": {"text": "leaves (mean over folds)"}, "gridcolor": "#eee", "rangemode": "tozero"},
         yaxis={"title": {"text": esc(metric_title)}, "gridcolor": "#eee"},
-        legend={"orientation": "h", "y": -0.25},
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )
     return figure(data, layout)

@@ -99,7 +99,7 @@ def _roc_layout(height=440, **extra):
                "zeroline": False, "constrain": "domain"},
         yaxis={"title": {"text": "true positive rate"}, "range": [-0.01, 1.01], "gridcolor": "#eee",
                "zeroline": False, "scaleanchor": "x"},
-        hovermode="closest", legend={"orientation": "h", "y": -0.2}, **extra,
+        hovermode="closest", legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, **extra,
     )
 
 

@@ -6,7 +6,7 @@ switches between them with a drop-down, so each is one click away.
 """
 
 from corelsweb.figures.common import base_layout, esc, figure
-from corelsweb.figures.tree import tree_figure
+from corelsweb.figures.tree import AUTOSIZE_WIDTH, tree_figure
 from solver.streed.search import spread
 
 MAX_TREES = 40  # trees offered in the selector (spread along the front, the chosen one always included)
@@ -27,10 +27,38 @@ def point_text(extras, point):
     return ", ".join(parts) + (" (reported)" if point.get("chosen") else "")
 
 
+def point_label(extras, point):
+    """Return a front point in words for the tree menu: ``565 errors, discrimination 0.043 (reported)``."""
+    v = point["values"]
+    if extras["task"] == "f1":
+        text = f"{v.get('FN', 0):g} false negatives, {v.get('FP', 0):g} false positives"
+    elif extras["task"] == "policy":
+        text = point_text(extras, point).replace(" (reported)", "")
+    else:
+        text = f"{v.get('misclassifications', 0):,.0f} errors, discrimination {v.get('discrimination', 0):.3f}"
+    return text + (" (reported)" if point.get("chosen") else "")
+
+
+def non_dominated(points, xkey, ykey, maximise_y=False):
+    """Return the points no other point dominates (x smaller or equal, y better or equal, one strictly)."""
+    sign = -1.0 if maximise_y else 1.0
+    out = []
+    for p in points:
+        px, py = p["values"][xkey], sign * p["values"][ykey]
+        if not any(q["values"][xkey] <= px and sign * q["values"][ykey] <= py
+                   and (q["values"][xkey] < px or sign * q["values"][ykey] < py) for q in points):
+            out.append(p)
+    return out
+
+
 def front_figure(extras):
-    """Return the scatter of the root front: (FN, FP) for F1, (errors, discrimination) for fairness."""
+    """Return the scatter of the root front: (FN, FP) for F1, (errors, discrimination) for fairness.
+
+    Only non-dominated points are drawn (a point another point beats on both axes is no trade-off).
+    """
     xkey, ykey, xtitle, ytitle = _axes(extras)
-    points = sorted(extras["front"], key=lambda p: (p["values"][xkey], p["values"][ykey]))
+    front = extras["front"] if extras["task"] == "policy" else non_dominated(extras["front"], xkey, ykey)
+    points = sorted(front, key=lambda p: (p["values"][xkey], p["values"][ykey]))
     xs = [p["values"][xkey] for p in points]
     ys = [p["values"][ykey] for p in points]
     text = [point_text(extras, p) for p in points]
@@ -48,8 +76,8 @@ def front_figure(extras):
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": extras["delta"],
                        "y1": extras["delta"], "line": {"dash": "dash", "color": "#d62728"}})
     layout = base_layout(height=380, xaxis={"title": {"text": xtitle}}, yaxis={"title": {"text": ytitle}},
-                         shapes=shapes, hovermode="closest",
-                         legend={"orientation": "h", "y": -0.3})  # below the x-axis title
+                         shapes=shapes, hovermode="closest", margin={"l": 60, "r": 20, "t": 50, "b": 50},
+                         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})  # above the plot
     return figure(data, layout)
 
 
@@ -68,7 +96,7 @@ def front_trees_figure(extras):
     points = extras["front"]
     picked = pick_points(points)
     data, buttons, start = [], [], 0
-    figures = [tree_figure(points[i]["model"]) for i in picked]
+    figures = [tree_figure(points[i]["model"], views=False) for i in picked]
     counts = [len(f["data"]) for f in figures]
     shown = next((k for k, i in enumerate(picked) if points[i].get("chosen")), 0)
     for k, (i, fig) in enumerate(zip(picked, figures)):
@@ -78,11 +106,13 @@ def front_trees_figure(extras):
         visible[start:start + counts[k]] = [True] * counts[k]
         start += counts[k]
         layout = fig["layout"]
-        buttons.append({"method": "update", "label": point_text(extras, points[i]),
+        # Each tree brings its own width: a wide tree drawn in a narrow tree's width would overlap its labels.
+        buttons.append({"method": "update", "label": point_label(extras, points[i]),
                         "args": [{"visible": visible}, {"annotations": layout["annotations"],
                                                          "xaxis.range": layout["xaxis"]["range"],
                                                          "yaxis.range": layout["yaxis"]["range"],
-                                                         "height": layout["height"] + 60}]})
+                                                         "height": layout["height"] + 60,
+                                                         "width": layout.get("width", AUTOSIZE_WIDTH)}]})
     base = figures[shown]["layout"]
     layout = {**base, "height": base["height"] + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
               "updatemenus": [{"type": "dropdown", "buttons": buttons, "active": shown, "x": 0, "y": 1.12,

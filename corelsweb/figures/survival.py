@@ -2,7 +2,8 @@
 the leaves' composition, and the survival metrics.
 
 Each leaf is drawn in ``class_color(prediction[leaf])``, the colour the tree
-figure gives the same leaf, and named ``leaf i`` as the tree figure names it.
+figure gives the same leaf, and named ``leaf k`` (1, 2, ... left to right) as the
+tree figure names it.
 """
 
 import numpy as np
@@ -15,9 +16,21 @@ BAND_MIN_SAMPLES = 10  # smaller leaves have bands too wide to read: hidden unti
 
 
 def leaf_order(model_dict):
-    """Return the node indices of the leaves with curves, in leaf-number order."""
-    prediction = model_dict["prediction"]
-    return sorted((int(k) for k in model_dict.get("curves", {})), key=lambda i: prediction[i])
+    """Return the node indices of the leaves with curves, in the tree figure's order (leaf 1, leaf 2, ...)."""
+    numbers = _numbers(model_dict)
+    return sorted((int(k) for k in model_dict.get("curves", {})), key=lambda i: numbers.get(i, i))
+
+
+def _numbers(model_dict):
+    from corelsweb.figures.tree import leaf_numbers
+    from solver.models import Tree
+
+    return leaf_numbers(Tree.from_dict(model_dict))
+
+
+def leaf_name(model_dict, leaf, numbers=None):
+    """Return ``leaf k``, the name the tree figure gives the leaf at node ``leaf``."""
+    return f"leaf {(numbers or _numbers(model_dict)).get(leaf, leaf)}"
 
 
 def _rgba(hex_color, alpha):
@@ -74,13 +87,15 @@ def km_traces(leaf, curve, color, name, band_visible=True):
 def km_figure(model_dict):
     """Return the Kaplan-Meier curves of every leaf on one plot, with 95 % bands and an at-risk table."""
     leaves = leaf_order(model_dict)
+    numbers = _numbers(model_dict)
     curves = {i: model_dict["curves"][str(i)] for i in leaves}
     ticks = risk_times(curves.values())
     data = []
     for row, leaf in enumerate(leaves):
         color = class_color(int(model_dict["prediction"][leaf]))
         n = int(model_dict["counts"][leaf][0])
-        data += km_traces(leaf, curves[leaf], color, f"leaf {leaf} (n={n})", band_visible=n >= BAND_MIN_SAMPLES)
+        data += km_traces(leaf, curves[leaf], color, f"{leaf_name(model_dict, leaf, numbers)} (n={n})",
+                          band_visible=n >= BAND_MIN_SAMPLES)
         data.append({
             "type": "scatter", "x": ticks, "y": [row] * len(ticks), "mode": "text",
             "text": [str(at_risk_at(curves[leaf], t)) for t in ticks], "textfont": {"color": color, "size": 11},
@@ -95,7 +110,8 @@ def km_figure(model_dict):
                "domain": [table_share + 0.12, 1.0]},
         xaxis2={"matches": "x", "showticklabels": False, "anchor": "y2", "showgrid": False, "zeroline": False},
         yaxis2={"domain": [0, table_share], "range": [len(leaves) - 0.5, -0.5], "showgrid": False,
-                "tickvals": list(range(len(leaves))), "ticktext": [f"leaf {leaf}" for leaf in leaves],
+                "tickvals": list(range(len(leaves))),
+                "ticktext": [leaf_name(model_dict, leaf, numbers) for leaf in leaves],
                 "zeroline": False, "showline": False},
         legend={"orientation": "v", "x": 1.02, "y": 1.0},
         margin={"l": 70, "r": 20, "t": 40, "b": 40},
@@ -125,20 +141,22 @@ def band_buttons(data):
 def composition_figure(model_dict):
     """Return stacked bars of events and censored samples per leaf, in the leaves' colours."""
     leaves = leaf_order(model_dict)
-    names = [f"leaf {leaf}" for leaf in leaves]
+    numbers = _numbers(model_dict)
+    names = [leaf_name(model_dict, leaf, numbers) for leaf in leaves]
     counts = model_dict["counts"]
     colors = [class_color(int(model_dict["prediction"][leaf])) for leaf in leaves]
     events = [counts[leaf][1] for leaf in leaves]
     censored = [counts[leaf][0] - counts[leaf][1] for leaf in leaves]
     data = [
-        {"type": "bar", "x": names, "y": events, "name": "events", "marker": {"color": colors},
+        {"type": "bar", "x": names, "y": events, "name": "events (solid)", "marker": {"color": colors},
          "hovertemplate": "%{x}: %{y} events<extra></extra>"},
-        {"type": "bar", "x": names, "y": censored, "name": "censored",
+        {"type": "bar", "x": names, "y": censored, "name": "censored (light)",
          "marker": {"color": [_rgba(c, 0.35) for c in colors], "line": {"color": colors, "width": 1}},
          "hovertemplate": "%{x}: %{y} censored<extra></extra>"},
     ]
-    layout = base_layout(barmode="stack", height=300, showlegend=False,
-                         yaxis={"title": {"text": "samples (solid: events, light: censored)"}, "gridcolor": "#eee"},
+    layout = base_layout(barmode="stack", height=300, showlegend=True, margin={"l": 60, "r": 20, "t": 40, "b": 40},
+                         yaxis={"title": {"text": "samples"}, "gridcolor": "#eee"},
+                         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
                          xaxis={"type": "category"})
     return figure(data, layout)
 
@@ -152,18 +170,22 @@ METRIC_ROWS = (
 )
 
 
-def metrics_figure(metrics, column="training"):
-    """Return a table of the survival metrics (``solver.survival_metrics.tree_metrics`` output)."""
+def metrics_figure(metrics, column="training", test=None):
+    """Return a table of the survival metrics (``solver.survival_metrics.tree_metrics`` output), with a test column."""
     def fmt(v):
         return "—" if v is None else f"{v:.4f}" if abs(v) >= 1e-3 else f"{v:.3g}"
 
-    rows = [(label, fmt(metrics.get(key)), note) for key, label, note in METRIC_ROWS if key in metrics]
-    convention = (f"n = {metrics.get('n_samples')}, events = {metrics.get('events')}; censoring ties: "
-                  f"{esc(metrics.get('ipcw_ties', 'osst'))}, time normaliser: {esc(metrics.get('time_normalizer', 'range'))}")
+    rows = [(label, fmt(metrics.get(key)), *([fmt(test.get(key))] if test is not None else []), note)
+            for key, label, note in METRIC_ROWS if key in metrics]
+    convention = (f"training n = {metrics.get('n_samples')}, events = {metrics.get('events')}"
+                  + (f"; test n = {test.get('n_samples')}, events = {test.get('events')}" if test is not None else "")
+                  + f"; censoring ties: {esc(metrics.get('ipcw_ties', 'osst'))}, time normaliser: "
+                  f"{esc(metrics.get('time_normalizer', 'range'))}")
+    header = ["metric", column] + (["test"] if test is not None else []) + ["meaning"]
     data = [{
-        "type": "table", "columnwidth": [34, 14, 52],
-        "header": {"values": ["metric", column, "meaning"], "fill": {"color": "#f1f5fb"}, "align": "left"},
-        "cells": {"values": [list(c) for c in zip(*rows)], "align": ["left", "right", "left"], "height": 26},
+        "type": "table", "columnwidth": [30, 12, 12, 46] if test is not None else [34, 14, 52],
+        "header": {"values": header, "fill": {"color": "#f1f5fb"}, "align": "left"},
+        "cells": {"values": [list(c) for c in zip(*rows)], "align": ["left", "right", "right", "left"], "height": 26},
     }]
     layout = base_layout(height=90 + 46 * len(rows), margin={"l": 10, "r": 10, "t": 10, "b": 30},
                          annotations=[{"text": convention, "showarrow": False, "xref": "paper", "yref": "paper",

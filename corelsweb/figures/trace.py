@@ -12,6 +12,15 @@ def _points(trace, key):
     return xs, ys
 
 
+LEGEND_ABOVE = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}  # clear of the axis titles
+
+
+def _x_range(trace):
+    """Return an x range that shows even a run of a few milliseconds (plotly collapses a zero-width range)."""
+    last = max([t for t in trace.get("elapsed", []) if t is not None] or [0.0])
+    return [0, last * 1.05 if last > 0 else 0.001]
+
+
 def bound_trace_figure(trace, title=None):
     """Return a figure of lower and upper bound against elapsed seconds (step lines)."""
     data = []
@@ -20,14 +29,15 @@ def bound_trace_figure(trace, title=None):
         xs, ys = _points(trace, key)
         data.append({
             "type": "scatter", "x": xs, "y": ys, "name": name, "mode": "lines+markers",
-            "line": {"shape": "hv", "color": color, "width": 2}, "marker": {"size": 4},
+            "line": {"shape": "hv", "color": color, "width": 2}, "marker": {"size": 4 if len(xs) > 3 else 9},
             "hovertemplate": "%{y:.6f} at %{x:.2f}s<extra>" + name + "</extra>",
         })
     layout = base_layout(
         height=320,
-        xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
+        xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee"},
         yaxis={"title": {"text": "objective"}, "gridcolor": "#eee"},
-        legend={"orientation": "h", "y": -0.25},
+        legend=LEGEND_ABOVE,
+        margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )
     if title:
         layout["title"] = {"text": title, "font": {"size": 14}}
@@ -43,13 +53,15 @@ def search_size_figure(trace):
             continue
         xs, ys = _points(trace, key)
         if ys:
-            data.append({"type": "scatter", "x": xs, "y": ys, "name": key.replace("_", " "), "mode": "lines"})
+            data.append({"type": "scatter", "x": xs, "y": ys, "name": key.replace("_", " "),
+                         "mode": "lines" if len(xs) > 3 else "lines+markers", "marker": {"size": 8}})
     if not data:
         return None
     layout = base_layout(
-        height=280,
-        xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
+        height=300,
+        xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee"},
         yaxis={"title": {"text": "count"}, "type": "log", "gridcolor": "#eee"},
-        legend={"orientation": "h", "y": -0.3},
+        legend=LEGEND_ABOVE,
+        margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )
     return figure(data, layout)

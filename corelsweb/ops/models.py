@@ -11,6 +11,8 @@ class WorkerBeat(models.Model):
     current_run = models.ForeignKey("runs.Run", models.SET_NULL, null=True, blank=True, related_name="+")
     load = models.FloatField(default=0.0)
     rss_bytes = models.BigIntegerField(default=0)
+    ready = models.JSONField(default=list, blank=True)  # algorithms whose kernels this process has loaded
+    warming = models.CharField(max_length=40, blank=True)  # the algorithm it is compiling now
 
     class Meta:
         ordering = ["name"]

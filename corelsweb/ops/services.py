@@ -1,6 +1,7 @@
 """What the staff queue page shows: queues, runs by state, workers, failures."""
 
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
@@ -10,6 +11,22 @@ from corelsweb.ops.models import WorkerBeat
 from corelsweb.runs.models import Run
 from corelsweb.runs.recovery import broker_overview
 from corelsweb.runs.services import cancel_run, retry_run
+
+
+def queue_depths(broker):
+    """Return ``[(queue, waiting messages or None)]``: from Redis's overview, or the file broker's message files."""
+    if broker is None and settings.CELERY_BROKER_URL.startswith("filesystem"):
+        return [(q, filesystem_queue_depth(q)) for q in settings.CORELSWEB_QUEUES]
+    return [(q, broker["waiting"][q] if broker else None) for q in settings.CORELSWEB_QUEUES]
+
+
+def filesystem_queue_depth(queue):
+    """Return the messages waiting in ``queue`` of kombu's file broker: one ``<id>.<queue>.msg`` file each."""
+    folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+    try:
+        return sum(1 for f in folder.iterdir() if f.name.endswith(f".{queue}.msg"))
+    except FileNotFoundError:
+        return 0
 
 
 def overview(now=None):
@@ -24,7 +41,7 @@ def overview(now=None):
                    .order_by("started"))
     return {
         "now": now,
-        "queues": [(q, broker["waiting"][q] if broker else None) for q in settings.CORELSWEB_QUEUES],
+        "queues": queue_depths(broker),
         "broker": broker,
         "counts": {
             "queued": Run.objects.filter(status=Run.Status.QUEUED).count(),

@@ -22,6 +22,18 @@ def queue_fragment(request):
 
 
 @staff_member_required
+def run_detail(request, pk):
+    """Show any user's run to staff, read-only (no owner controls, no share links, no data rows)."""
+    from corelsweb.runs.snapshot import run_view
+    from corelsweb.runs.views import result_context
+
+    run = get_object_or_404(Run.objects.select_related("dataset", "owner"), pk=pk)
+    ctx = result_context(run_view(run))
+    ctx.update(shared=True, staff_view=True, owner=run.owner, run=run)
+    return render(request, "runs/detail.html", ctx)
+
+
+@staff_member_required
 @require_POST
 def cancel(request, pk):
     run = get_object_or_404(Run, pk=pk)

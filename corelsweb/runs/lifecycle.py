@@ -109,16 +109,27 @@ def worker_id():
     return f"{host_id()}:{os.getpid()}"
 
 
-_beat_state = {"run": None}
+_beat_state = {"run": None, "ready": [], "warming": "", "name": None}
 
 
 def set_current_run(pk):
     _beat_state["run"] = pk
 
 
+def set_warm_state(warm):
+    """Record which algorithms' kernels this process has ready (``corelsweb.ops.warming``); beat it at once."""
+    _beat_state["ready"], _beat_state["warming"] = list(warm["ready"]), warm["warming"]
+    if _beat_state["name"]:
+        try:
+            beat(_beat_state["name"])
+        except Exception:  # the regular beat retries
+            connection.close()
+
+
 def beat(name, queues=None, started=None):
-    """Write this process's beat (with the database's clock): alive, its current run, its machine's load."""
-    fields = {"current_run_id": _beat_state["run"], "load": os.getloadavg()[0], "rss_bytes": current_rss()}
+    """Write this process's beat (with the database's clock): alive, its current run and ready solvers, its load."""
+    fields = {"current_run_id": _beat_state["run"], "load": os.getloadavg()[0], "rss_bytes": current_rss(),
+              "ready": _beat_state["ready"], "warming": _beat_state["warming"]}
     fields.update({k: v for k, v in (("queues", queues), ("started", started)) if v is not None})
     if WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields):
         return
@@ -133,6 +144,7 @@ def beat(name, queues=None, started=None):
 def start_beat(name, queues):
     """Start the thread that writes this process's beat every ``CORELSWEB_BEAT_SECONDS``."""
     started = timezone.now()
+    _beat_state["name"] = name
 
     def loop():
         stop = threading.Event()

@@ -31,6 +31,7 @@ class Run(models.Model):
     binarization = models.CharField(max_length=40, default="exact")
     evaluation = models.JSONField(default=dict, blank=True)
     path = models.ForeignKey("runs.RegularizationPath", models.CASCADE, null=True, blank=True, related_name="runs")
+    name = models.CharField(max_length=120, blank=True)
     note = models.TextField(blank=True)
     queue = models.CharField(max_length=20, default="short")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
@@ -59,6 +60,11 @@ class Run(models.Model):
 
     def get_absolute_url(self):
         return reverse("run-detail", args=[self.pk])
+
+    @property
+    def title(self):
+        """Return how lists name the run: ``#12 corels`` and its name, if it has one."""
+        return f"#{self.pk} {self.algorithm}" + (f" · {self.name}" if self.name else "")
 
     @property
     def is_active(self):

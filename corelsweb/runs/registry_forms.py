@@ -6,7 +6,8 @@ from django.core.validators import MaxValueValidator
 
 from solver import registry
 from solver.registry import ParameterError
-from solver.regularization import regularization_for, root_loss
+from solver.data import Roles
+from solver.regularization import regularization_for
 
 GROUP_TITLES = {
     "main": "Parameters",
@@ -20,12 +21,33 @@ def algorithm_choices():
     return [(a.name, a) for a in registry.algorithms().values()]
 
 
-def evaluation_choices(dataset):
+def needed_columns(dataset):
+    """Return the columns a test file must have for runs on ``dataset``: every feature and role column."""
+    roles = Roles.from_dict(dataset.roles)
+    return list(roles.role_columns()) + roles.feature_columns(dataset.column_names)
+
+
+def missing_columns(dataset, other):
+    """Return the columns of ``needed_columns(dataset)`` that the dataset ``other`` lacks."""
+    have = set(other.column_names)
+    return [c for c in needed_columns(dataset) if c not in have]
+
+
+def test_datasets(dataset):
+    """Return ``(usable, refused)``: the owner's other datasets that have every needed column, and the others."""
+    usable, refused = [], []
+    for other in dataset.owner.datasets.exclude(pk=dataset.pk).only("pk", "name", "columns")[:100]:
+        (refused if missing_columns(dataset, other) else usable).append(other)
+    return usable, refused
+
+
+def evaluation_choices(dataset, every=False):
+    """Return the test-data choices: none, holdouts, and the owner's datasets with the needed columns (or ``every``)."""
     choices = [("", "none: fit on every row"), ("holdout:0.2", "hold out 20 % (stratified)"),
                ("holdout:0.3", "hold out 30 % (stratified)")]
     if dataset is not None:
-        others = dataset.owner.datasets.exclude(pk=dataset.pk).only("pk", "name")[:100]
-        choices += [(f"test:{d.pk}", f"test file: {d.name}") for d in others]
+        usable, refused = test_datasets(dataset)
+        choices += [(f"test:{d.pk}", f"test file: {d.name}") for d in usable + (refused if every else [])]
     return choices
 
 
@@ -64,13 +86,25 @@ class RunForm(forms.Form):
                  ("min_rows", "at least k rows per leaf / rule")],
     )
     lambda_target = forms.IntegerField(required=False, min_value=1, label="L or k")
+    run_name = forms.CharField(required=False, max_length=120, label="Name",
+                               help_text="Optional: a short name for lists and comparisons.")
+    run_note = forms.CharField(required=False, max_length=2000, label="Note", widget=forms.Textarea(attrs={"rows": 2}),
+                               help_text="Optional: why you ran it, what you expect.")
 
     def __init__(self, algorithm, *args, dataset=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.algorithm = algorithm
         self.dataset = dataset
         self.note = ""
-        self.fields["evaluation"].choices = evaluation_choices(dataset)
+        # Every dataset validates (so that a refused one gets a plain sentence); only usable ones are offered.
+        self.fields["evaluation"].choices = evaluation_choices(dataset, every=True)
+        self.fields["evaluation"].widget.choices = evaluation_choices(dataset)
+        if dataset is not None:
+            refused = test_datasets(dataset)[1]
+            if refused:
+                names = ", ".join(d.name for d in refused[:5]) + (" …" if len(refused) > 5 else "")
+                self.fields["evaluation"].help_text += (f" Not offered ({len(refused)}), because they lack columns "
+                                                        f"this run needs: {names}.")
         if not any(p.name == "regularization" for p in algorithm.params):
             del self.fields["lambda_mode"], self.fields["lambda_target"]
         self.fields["time_limit"].initial = settings.CORELSWEB_DEFAULT_TIME_LIMIT
@@ -113,13 +147,33 @@ class RunForm(forms.Form):
     def _lambda_from_target(self, data, raw):
         if not data.get("lambda_target"):
             raise forms.ValidationError("Give L (leaves) or k (rows) to convert into λ.")
-        counts = list((self.dataset.label_counts() or {}).values()) if self.dataset else []
-        loss0 = root_loss(counts, raw.get("objective", "accuracy")) if counts else 1.0
+        from corelsweb.datasets.services import features_preview
+        from corelsweb.runs.objectives import dataset_loss0
+
+        config = {p.name: raw.get(p.name, p.default) for p in self.algorithm.params}
+        loss0 = dataset_loss0(self.dataset, self.algorithm.name, config, features_preview(self.dataset))
+        if loss0 is None:
+            raise forms.ValidationError("The loss of a single leaf on this table is not known before the run (it is "
+                                        "too large to read here); give λ as a number.")
         try:
             lam, self.note = regularization_for(data["lambda_mode"], data["lambda_target"], self.dataset.n_rows, loss0)
         except ValueError as e:
             raise forms.ValidationError(str(e)) from None
         return lam
+
+    def clean_evaluation(self):
+        value = self.cleaned_data.get("evaluation") or ""
+        if value.startswith("test:") and self.dataset is not None:
+            other = self.dataset.owner.datasets.filter(pk=value.split(":")[1]).first()
+            missing = missing_columns(self.dataset, other) if other else ["(the dataset is gone)"]
+            if missing:
+                shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
+                raise forms.ValidationError(f"The test file lacks columns this run needs: {shown}.")
+        return value
+
+    def notes(self):
+        """Return the run's note: the user's, then how λ was chosen (when given as L leaves or k rows)."""
+        return "\n".join(t for t in (self.cleaned_data.get("run_note", "").strip(), self.note) if t)
 
     def evaluation_setting(self):
         """Return the run's ``evaluation`` dict from the chosen test data."""
@@ -168,7 +222,7 @@ class PathForm(RunForm):
 
     def __init__(self, algorithm, *args, **kwargs):
         super().__init__(algorithm, *args, **kwargs)
-        for name in ("evaluation", "lambda_mode", "lambda_target", "p_regularization"):
+        for name in ("evaluation", "lambda_mode", "lambda_target", "p_regularization", "run_name", "run_note"):
             self.fields.pop(name, None)
         self.fields["time_limit"].help_text = "Per cell (one λ on one fold)."
 

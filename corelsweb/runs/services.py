@@ -15,9 +15,7 @@ from corelsweb.datasets.services import features_preview
 from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from solver import registry
-from solver.estimate import estimate
 from solver.registry import ParameterError
-from solver.regularization import root_loss
 
 log = logging.getLogger(__name__)
 
@@ -96,17 +94,16 @@ def estimate_for(dataset, algorithm, params):
     algorithm says how many candidates the search makes of them (mined rules).
     None when the roles do not make a problem yet.
     """
+    from corelsweb.runs.objectives import dataset_loss0
+    from solver.estimate import estimate_for as algorithm_estimate
+
     preview = features_preview(dataset)
     if "n_features" not in preview:
         return None
     spec = registry.get(algorithm)
     n_features = spec.searched_features(preview["n_features"], params)
-    counts = list((dataset.label_counts() or {}).values())
-    loss0 = root_loss(counts, params.get("objective", "accuracy")) if counts else 1.0
-    out = estimate(n_features, dataset.n_rows, loss0, params.get("regularization") or 0.0, params.get("max_depth"),
-                   rule_list=spec.model_type == "rule_list")
-    out["n_features"] = n_features
-    return out
+    return algorithm_estimate(spec, n_features, dataset.n_rows, dataset_loss0(dataset, algorithm, params, preview),
+                              params, binarization=dataset.binarization)
 
 
 def quota_problem(owner, new_runs=1):

@@ -1,5 +1,6 @@
 """What a run page shows, as one JSON-able dict: live for the owner, frozen for a share link."""
 
+from corelsweb.runs.metric_table import group_names
 from corelsweb.runs.models import Run
 from solver import registry
 from solver.registry import ParameterError
@@ -56,4 +57,7 @@ def run_view(run, include_data=False):
         "finished": run.finished.isoformat() if run.finished else None,
         "dataset": dataset_summary(run.dataset, include_data),
         "result": run.result,
+        "group_names": group_names(run.dataset.columns, run.roles),
+        "features_preview": {k: run.dataset.features_preview.get(k) for k in ("n_features", "n_rows")},
+        "name": run.name,
     }

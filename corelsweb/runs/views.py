@@ -7,27 +7,33 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user
+from django.db.models import Count
+
+from corelsweb.datasets.services import algorithm_problems, get_dataset_for_user, roles_allow
 from corelsweb.figures import bound_trace_figure, model_figure, panels_for_result
 from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import frontier_figure, path_figure
 from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
-from corelsweb.runs import services
+from corelsweb.ops.warming import algorithm_readiness, run_wait_note
+from corelsweb.runs import metric_table, services
+from corelsweb.runs.objectives import objective_words
+from corelsweb.figures.tree import tree_rule_lines
 from corelsweb.runs import paths
 from corelsweb.runs.models import Run
 from corelsweb.runs.registry_forms import PathForm, RunForm
 from corelsweb.runs.snapshot import run_view
 from solver import export, registry
 from solver.models import model_from_dict
-from solver.regularization import root_loss
 
 
 def home(request):
     if not request.user.is_authenticated:
         return render(request, "front/welcome.html")
+    # λ-path cells are many runs of one request: they are listed under their path, not one by one.
     ctx = {
         "datasets": request.user.datasets.all()[:50],
-        "runs": request.user.runs.select_related("dataset")[:30],
+        "runs": request.user.runs.filter(path__isnull=True).select_related("dataset")[:30],
+        "paths": request.user.paths.select_related("dataset").annotate(n_runs=Count("runs"))[:10],
     }
     return render(request, "front/home.html", ctx)
 
@@ -51,23 +57,52 @@ def new_run(request, dataset_pk, algorithm):
             form.add_error(None, services.quota_problem(request.user))
         else:
             run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits(),
-                                      form.evaluation_setting(), form.note)
+                                      form.evaluation_setting(), form.notes())
+            Run.objects.filter(pk=run.pk).update(name=form.cleaned_data["run_name"].strip())
             return redirect(run)
-    counts = list((dataset.label_counts() or {}).values())
     shown = form.cleaned_data["params"] if form.is_bound and form.is_valid() else spec.clean(
         {k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
-    ctx = {"dataset": dataset, "algorithm": spec, "form": form, "loss0": root_loss(counts) if counts else 1.0,
+    ctx = {"dataset": dataset, "algorithm": spec, "form": form,
+           "readiness": algorithm_readiness([(spec.name, spec)])[0],
            "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None}
     return render(request, "runs/new.html", ctx, status=400 if form.errors else 200)
 
 
+@login_required
+@require_POST
+def form_estimate(request, dataset_pk, algorithm):
+    """Return the estimate box and λ's conversion for the run form's current values (polled as the form changes)."""
+    dataset = get_dataset_for_user(request, dataset_pk)
+    spec = services.algorithm_for(algorithm)
+    form = RunForm(spec, request.POST, dataset=dataset)
+    valid = form.is_valid()
+    params = form.cleaned_data.get("params") if valid else None
+    estimate = services.estimate_for(dataset, spec.name, params) if params and spec.proves_optimality else None
+    errors = [str(e) for e in form.non_field_errors()]
+    errors += [f"{form[name].label}: {e[0]}" for name, e in form.errors.items() if name != "__all__"]
+    return JsonResponse({
+        "html": render_to_string("runs/_estimate.html", {"estimate": estimate, "dataset": dataset, "algorithm": spec,
+                                                          "errors": errors}),
+        "regularization": params.get("regularization") if params else None,
+        "lambda_text": form.note if valid else (errors[0] if errors else ""),
+    })
+
+
 def result_context(v):
-    """Return the figures of a run view (live or frozen): the model and the panels."""
+    """Return the figures and tables of a run view (live or frozen): model, metrics, fairness, features, panels."""
     result = v["result"]
+    if not result:
+        return {"v": v, "model_figure": None, "panels": []}
     return {
         "v": v,
-        "model_figure": model_figure(result) if result else None,
-        "panels": panels_for_result(result) if result else [],
+        "model_figure": model_figure(result),
+        "panels": panels_for_result(result),
+        "metrics": metric_table.metric_table(result),
+        "overfitting": metric_table.overfitting_warnings(result),
+        "fairness": metric_table.fairness_table(result, v.get("group_names"), (result.get("params") or {}).get("task")),
+        "searched": metric_table.searched_features(result, v.get("features_preview"), v.get("evaluation")),
+        "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
+        "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
     }
 
 
@@ -75,7 +110,7 @@ def result_context(v):
 def detail(request, pk):
     run = services.get_run_for_user(request, pk)
     ctx = result_context(run_view(run))
-    ctx.update(run=run, share_links=run.share_links.all(),
+    ctx.update(run=run, share_links=run.share_links.all(), wait_note=run_wait_note(run) if run.is_active else "",
                live_trace=bound_trace_figure(run.trace) if run.is_active else None)
     return render(request, "runs/detail.html", ctx)
 
@@ -96,7 +131,8 @@ def progress_payload(run, since, template_ctx):
 @login_required
 def progress(request, pk):
     run = services.get_run_for_user(request, pk)
-    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run}))
+    note = run_wait_note(run) if run.is_active else ""
+    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run, "wait_note": note}))
 
 
 @login_required
@@ -236,10 +272,10 @@ def dataset_runs(request, dataset_pk):
     dataset = get_dataset_for_user(request, dataset_pk)
     ctx = {
         "dataset": dataset,
-        "runs": dataset.runs.filter(owner=request.user).order_by("-created")[:200],
-        "paths": dataset.paths.filter(owner=request.user)[:50],
+        "runs": dataset.runs.filter(owner=request.user, path__isnull=True).order_by("-created")[:200],
+        "paths": dataset.paths.filter(owner=request.user).annotate(n_runs=Count("runs"))[:50],
         "algorithms": [a for a in registry.algorithms().values()
-                       if any(p.name == "regularization" for p in a.params)],
+                       if any(p.name == "regularization" for p in a.params) and roles_allow(dataset, a)],
     }
     return render(request, "runs/dataset_runs.html", ctx)
 
@@ -258,10 +294,11 @@ def compare(request, dataset_pk):
 
 def compare_context(dataset, runs):
     results = [r.result for r in runs]
-    labels = [f"#{r.pk} {r.algorithm}" for r in runs]
+    labels = [r.title for r in runs]
+    objectives = [objective_words(r.algorithm, r.result.get("params") or r.params) for r in runs]
     return {
         "dataset": dataset,
-        "columns": [{"run": r, "label": labels[k], "figure": model_figure(r.result),
+        "columns": [{"run": r, "label": labels[k], "objective": objectives[k], "figure": model_figure(r.result),
                      "element_id": f"fig-model-{r.pk}"} for k, r in enumerate(runs)],
         "rows": comparison_rows(runs),
         "roc": roc_overlay_figure([(lab, r.get_absolute_url(), r.result) for lab, r in zip(labels, runs)]),
@@ -271,26 +308,50 @@ def compare_context(dataset, runs):
     }
 
 
+COMPARED_METRICS = [
+    ("accuracy", "accuracy", "{:.4f}"), ("balanced_accuracy", "balanced accuracy", "{:.4f}"), ("f1", "F1", "{:.4f}"),
+    ("auc", "AUC", "{:.4f}"), ("ibs", "integrated Brier score (lower is better)", "{:.5f}"),
+    ("ibs_ratio", "IBS ratio", "{:.4f}"), ("harrell_c", "Harrell's C", "{:.4f}"), ("uno_c", "Uno's C", "{:.4f}"),
+]
+
+
 def comparison_rows(runs):
-    """Return the table of the compare page: one row per measure, one column per run."""
+    """Return the table of the compare page: one row per measure with one meaning, one column per run.
+
+    Objectives differ between runs (1 − F1, misclassification with or without λ × leaves): each objective
+    gets its own row, filled only for the runs that minimised it, so no row ranks incomparable numbers.
+    """
     def metric(r, key, holdout=False):
         source = (r.result.get("holdout") or {}).get("metrics", {}) if holdout else r.result.get("metrics", {})
         return source.get(key)
 
-    measures = [
-        ("status", lambda r: r.get_status_display(), None),
-        ("λ", lambda r: r.params.get("regularization"), "{:g}"),
-        ("objective", lambda r: r.result["objective"], "{:.6f}"),
-        ("lower bound", lambda r: r.result.get("lower_bound"), "{:.6f}"),
-        ("leaves / rules", lambda r: leaf_count(r.result["model"]), "{}"),
-        ("training accuracy", lambda r: metric(r, "accuracy"), "{:.4f}"),
-        ("test accuracy", lambda r: metric(r, "accuracy", True), "{:.4f}"),
-        ("training balanced accuracy", lambda r: metric(r, "balanced_accuracy"), "{:.4f}"),
-        ("test balanced accuracy", lambda r: metric(r, "balanced_accuracy", True), "{:.4f}"),
-        ("training AUC", lambda r: metric(r, "auc"), "{:.4f}"),
-        ("test AUC", lambda r: metric(r, "auc", True), "{:.4f}"),
-        ("training IBS", lambda r: metric(r, "ibs"), "{:.5f}"),
-        ("test IBS", lambda r: metric(r, "ibs", True), "{:.5f}"),
+    def discrimination(r, holdout=False):
+        block = metric(r, "fairness", holdout) or {}
+        task = (r.result.get("params") or {}).get("task")
+        return block.get(task if task == "equality_of_opportunity" else "demographic_parity")
+
+    measures = [("status", lambda r: r.get_status_display(), None),
+                ("λ", lambda r: r.params.get("regularization"), "{:g}")]
+    kinds = []
+    for r in runs:
+        words = objective_words(r.algorithm, r.result.get("params") or r.params)
+        if words not in kinds:
+            kinds.append(words)
+    for words in kinds:
+        def mine(r, words=words):
+            return objective_words(r.algorithm, r.result.get("params") or r.params) == words
+        measures.append((f"objective: {words} (training)",
+                         lambda r, mine=mine: r.result["objective"] if mine(r) else None, "{:.6f}"))
+        measures.append((f"lower bound on it",
+                         lambda r, mine=mine: r.result.get("lower_bound") if mine(r) else None, "{:.6f}"))
+    measures.append(("leaves / rules", lambda r: leaf_count(r.result["model"]), "{}"))
+    for key, words, fmt in COMPARED_METRICS:
+        measures.append((f"training {words}", lambda r, key=key: metric(r, key), fmt))
+        measures.append((f"test {words}", lambda r, key=key: metric(r, key, True), fmt))
+    measures += [
+        ("training discrimination", lambda r: discrimination(r), "{:.4f}"),
+        ("test discrimination", lambda r: discrimination(r, True), "{:.4f}"),
+        ("test data", lambda r: (r.result.get("holdout") or {}).get("description"), None),
         ("search seconds", lambda r: r.result.get("stats", {}).get("solve_seconds"), "{:.3f}"),
         ("nodes", lambda r: r.result.get("stats", {}).get("nodes"), "{:,}"),
     ]

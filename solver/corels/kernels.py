@@ -242,7 +242,7 @@ def insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, d
                 counters[PRUNE_MAP] += 1  # Corollary 16 (Theorem 15): a better ordering is known
                 return
             old, old_generation = pmap.node[entry], pmap.generation[entry]
-            if is_live(trie, old, old_generation):
+            if is_live(trie, np.int64(old), np.int64(old_generation)):  # int64: one compiled is_live
                 trie.flags[old] |= REPLACED  # its whole subtree is dead from now on
                 counters[REPLACEMENTS] += 1
     child = add_node(trie, node, s, depth + 1, errors, minority, label)
@@ -251,7 +251,7 @@ def insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, d
         if entry == pm.EMPTY:
             pm.insert(pmap, slot, h, scratch.key, child, generation, bound, minority)
         else:
-            pm.update(pmap, entry, child, generation, bound, minority)
+            pm.update(pmap, np.int64(entry), np.int64(child), np.int64(generation), bound, np.int64(minority))
     push(heap, policy_key(cfg.policy, depth + 1, bound, minority * data.scale, objective, captured), child,
          generation, bound + minority * data.scale, depth + 1)
     queued[depth + 1] += 1
@@ -351,7 +351,7 @@ def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued
             return MAINTAIN
         node, generation = pop(heap)
         counters[POPS] += 1
-        if not is_live(trie, node, generation):
+        if not is_live(trie, np.int64(node), np.int64(generation)):
             counters[STALE_POPS] += 1
             continue
         depth, dead = uncaptured(data, trie, node, scratch)

@@ -154,7 +154,8 @@ def insert(pmap, slot, h, key, node, generation, bound, minority):
     pmap.hashes[e] = h
     pmap.index[slot] = e
     pmap.index_hash[slot] = h
-    update(pmap, e, node, generation, bound, minority)
+    # int64 arguments at both call sites: numba compiles update once, not once per integer width or literal.
+    update(pmap, np.int64(e), np.int64(node), np.int64(generation), bound, np.int64(minority))
 
 
 @numba.njit(cache=True)
@@ -197,7 +198,8 @@ def compact(pmap, scale, extra, use_minority, best):
         if kept != e:
             pmap.keys[kept, :] = pmap.keys[e, :]
             pmap.hashes[kept] = pmap.hashes[e]
-            update(pmap, kept, pmap.node[e], pmap.generation[e], pmap.bound[e], pmap.minority[e])
+            update(pmap, np.int64(kept), np.int64(pmap.node[e]), np.int64(pmap.generation[e]), pmap.bound[e],
+                   np.int64(pmap.minority[e]))
         kept += 1
     pmap.counts[0] = kept
     reindex(pmap)

@@ -148,7 +148,7 @@ def _last_before(P, S, lo, hi, top_value, r):
 @numba.njit(cache=True)
 def _finish(st, prm, top, ok, value, tree):
     """Return ``value`` (an optimum when ``ok``, else a lower bound) to the parent; cache it."""
-    fi, ff = st.fi[top], st.ff[top]
+    fi = st.fi[top]
     if prm.use_cache and fi[I_KD] >= 1:
         st.cnt[C_ENTRIES] += cache.store(st.ck1, st.ck2, st.ci, st.cv, st.cx, st.fh[top, 0], st.fh[top, 1],
                                          fi[I_N], fi[I_KD], fi[I_KB], value, ok, tree if ok else 0)
@@ -162,7 +162,7 @@ def _finish(st, prm, top, ok, value, tree):
 @numba.njit(cache=True)
 def _start(inp, prm, st, top):
     """Initialise a frame: leaf, budgets, cache, shortcuts; solve depth one at once. Return True when finished."""
-    rank, cost, w = inp.rank, inp.cost, inp.w
+    cost, w = inp.cost, inp.w
     fi, ff = st.fi[top], st.ff[top]
     n = fi[I_N]
     L = cost.shape[1]
@@ -451,7 +451,7 @@ def _after_big(inp, prm, st, top, use_interval):
         ff[F_VS], fi[I_OKS], fi[I_TS] = 0.0, 0, 0
         _alloc_done(inp, prm, st, top)
         return
-    j, s, n = fi[I_FEAT], S[k], fi[I_N]
+    j, s = fi[I_FEAT], S[k]
     big_left = fi[I_BIGLEFT] == 1
     nl = fi[I_AL]
     nr = fi[I_NSEARCH] - 1 - nl

@@ -89,7 +89,7 @@ def pop_entry(data, leaves, trees, queue, exp, cfg, ints, reals):
         ints[rule] += 1
         return MORE
     first_new = n_leaves - trees.n_new[t]
-    n_fixed, k = 0, 0
+    n_fixed, k = np.int64(0), np.int64(0)  # int64: one compiled leaf_cap, not one per literal
     for p in range(n_leaves):
         leaf = trees.pool[trees.start[t] + p]
         if p >= first_new and (split >> np.uint64(p - first_new)) & ONE:
@@ -125,7 +125,8 @@ def child_base(leaves, exp, ints, reals):
 def set_candidates(data, leaves, exp, cfg, ints, reals):
     """List each split leaf's usable features (in ``pyorder`` order); return False when some leaf has none."""
     for i in range(ints[I_SPLITS]):
-        leaf, n_used, n_dead = exp.split[i], 0, 0
+        # int64, not literals: numba would compile candidate_order once more for a literal 0.
+        leaf, n_used, n_dead = exp.split[i], np.int64(0), np.int64(0)
         for f in range(cfg[C_FEATURES]):
             if lc.has_feature(leaves.used, leaf, f):
                 exp.used_list[n_used] = f
@@ -323,7 +324,7 @@ def push_split_sets(leaves, trees, queue, exp, cfg, ints, reals):
             ints[P_INCREMENTAL] += 1  # Theorem 3.4: a weak split's children may not both stay leaves
             continue
         split = np.uint64(0)
-        n_split = 0
+        n_split = np.int64(0)  # int64: one compiled entry_bound / pruning_rule, not one per literal
         for q in range(r):
             if (subset >> np.uint64(r - 1 - q)) & ONE:
                 split |= ONE << np.uint64(exp.splittable[q])

@@ -230,7 +230,8 @@ def add_root(leaves, data, full, total, lam, use_support):
     pos, neg, low = class_masses(data, full)
     empty = np.zeros(leaves.used.shape[1], np.uint64)
     slot = find_slot(leaves, empty, empty)
-    store_leaf(leaves, 0, slot, empty, empty, 0, 0, pos, neg, low, total, lam, use_support)
+    zero = np.int64(0)  # int64, not literals: one compiled store_leaf
+    store_leaf(leaves, zero, slot, empty, empty, zero, zero, pos, neg, low, total, lam, use_support)
     return 0
 
 

@@ -130,7 +130,7 @@ def prepare(data, leaves, exp, cfg, ints, reals, eager):
             return False
     if eager:
         sum_rows(exp, n_split)
-        start_pass(exp, cfg, ints, 0)
+        start_pass(exp, cfg, ints, np.int64(0))  # int64: one compiled start_pass for both passes
     return True
 
 
@@ -140,7 +140,7 @@ def keep_row(data, leaves, exp, cfg, ints, reals, i, base, lam, incumbent):
 
     Returns how many candidates stay.
     """
-    leaf, kept_n, n_ruled = exp.split[i], 0, 0
+    leaf, kept_n, n_ruled = exp.split[i], np.int64(0), np.int64(0)  # int64: one compiled similar_to_ruled
     rest = 0.0
     if cfg[C_EQUIVALENT]:
         for j in range(ints[I_SPLITS]):
@@ -246,7 +246,7 @@ def seek(exp, cfg, reals, ints, base):
         if i < 0:
             if ints[I_PASS] == 1 or not bounded:
                 return EXHAUSTED
-            start_pass(exp, cfg, ints, 1)
+            start_pass(exp, cfg, ints, np.int64(1))
             i = 0
             continue
         if i == n_split:

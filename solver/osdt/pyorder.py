@@ -83,7 +83,7 @@ def _contains(table, meta, key):
 @numba.njit(cache=True)
 def _difference(so, so_meta, other, other_meta, out, out_meta, scratch):
     """``set_difference(so, other)`` into ``out``: copy-and-discard when ``so`` is much larger, else re-add."""
-    _clear(out, out_meta, MIN_SIZE)
+    _clear(out, out_meta, np.int64(MIN_SIZE))  # int64: one compiled _clear
     if (so_meta[2] >> 2) > other_meta[2]:
         # set_copy: set_merge into an empty table, then discard other's keys
         used = so_meta[2]
@@ -118,7 +118,7 @@ def _difference(so, so_meta, other, other_meta, out, out_meta, scratch):
 
 @numba.njit(cache=True)
 def _from_keys(keys, n, table, meta, scratch):
-    _clear(table, meta, MIN_SIZE)
+    _clear(table, meta, np.int64(MIN_SIZE))
     for i in range(n):
         _add(table, meta, keys[i], scratch)
 

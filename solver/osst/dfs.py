@@ -289,7 +289,8 @@ def greedy(data, params, memo, node, scratch):
         return memo.ub[node]
     left_bits, right_bits = scratch[depth, 0], scratch[depth, 1]
     size = memo.size[node]
-    best, best_j, best_left, best_right = np.inf, -1, -1, -1
+    # int64, not literals: numba would compile this recursion once more for the literal -1 (2 s of a cold start).
+    best, best_j, best_left, best_right = np.inf, np.int64(-1), np.int64(-1), np.int64(-1)
     for j in range(data.cols.shape[0]):
         n_right = bitset.and_into(right_bits, memo.keys[node], data.cols[j])
         n_left = size - n_right

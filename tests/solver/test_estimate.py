@@ -34,3 +34,15 @@ def test_hard_searches_warn_and_suggest():
 def test_rule_lists_are_judged_by_their_antecedents():
     assert estimate(155, 6489, 0.45, 0.005, rule_list=True)["level"] == "moderate"
     assert estimate(10_000, 569, 0.37, 0.01, rule_list=True)["level"] == "very hard"
+
+
+def test_advice_names_only_a_coarser_binarization_than_the_chosen_one():
+    # Check issue 21, item 9: no "boosted binarization" advice when it is already chosen, no λ advice without a λ.
+    from solver.estimate import coarser_binarization
+
+    assert "boosted" in coarser_binarization("exact") and coarser_binarization("gbdt:40:1") is None
+    assert "quantile:4" in coarser_binarization("quantile:16") and coarser_binarization("quantile:4") is None
+    boosted = estimate(14_000, 569, 0.37, 0.001, None, binarization="gbdt:40:1")
+    assert not any("boosted" in s or "quantile" in s for s in boosted["suggestions"])
+    no_lambda = estimate(14_000, 569, 0.37, 0.001, 6, has_lambda=False)
+    assert not any("λ" in s for s in no_lambda["suggestions"])

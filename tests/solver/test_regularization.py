@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.regularization import regularization_for, root_loss
+from solver.regularization import regularization_for, single_leaf_loss
 from tests.oracles import enumerate_trees
 
 
@@ -24,15 +24,16 @@ def test_at_most_l_leaves_holds_for_every_optimal_tree(seed, L):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(16, 4)).astype(np.uint8)
     y = rng.integers(0, 2, size=16)
-    lam, text = regularization_for("max_leaves", L, 16, root_loss(np.bincount(y, minlength=2).tolist()))
+    loss0 = single_leaf_loss("accuracy", np.bincount(y, minlength=2).tolist())
+    lam, text = regularization_for("max_leaves", L, 16, loss0)
     assert max(optimal_leaf_counts(X, y, lam)) <= L
     assert f"at most {L} leaves" in text
 
 
-def test_root_loss_is_the_minority_share():
-    assert root_loss([30, 10]) == 0.25
-    assert root_loss([30, 10], "balanced_accuracy") == 0.5
-    assert root_loss([30, 10], "auc") == 1.0
+def test_the_single_leaf_loss_is_the_minority_share_for_accuracy():
+    assert single_leaf_loss("accuracy", [30, 10]) == 0.25
+    assert single_leaf_loss("balanced_accuracy", [30, 10]) == 0.5
+    assert single_leaf_loss("auc", [30, 10]) == 0.5  # a single leaf's ROC curve is the diagonal
 
 
 def test_min_rows_is_k_over_n():

@@ -67,6 +67,7 @@ def matrix(w):
         "dataset-runs": ("get", [d], owner_only),
         "dataset-compare": ("get", [d], owner_post),  # no runs ticked: back to the list
         "run-new": ("get", [d, "cart"], owner_only),
+        "run-form-estimate": ("post", [d, "cart"], {"anonymous": LOGIN, "owner": 200, "stranger": 404, "staff": 404}),
         "path-new": ("get", [d, "cart"], owner_only),
         "path-detail": ("get", [p], owner_only),
         "path-progress": ("get", [p], owner_only),
@@ -85,6 +86,7 @@ def matrix(w):
         "share-view": ("get", [w["link"].token], everyone),
         "ops-queue": ("get", [], staff_only),
         "ops-queue-fragment": ("get", [], staff_only),
+        "ops-run": ("get", [r], staff_only),
         "ops-cancel": ("post", [r], staff_post),
         "ops-requeue": ("post", [w["cell"].pk], staff_post),
     }

@@ -30,3 +30,17 @@ def number(value):
 def thousands(value):
     """Format a whole number with thousands separators."""
     return f"{int(value):,}"
+
+
+@register.filter
+def outcome_summary(dataset):
+    """Return what a dataset predicts, in words: the label column, or a survival table's events and time range."""
+    from corelsweb.datasets.services import survival_summary
+
+    survival = survival_summary(dataset)
+    if survival is not None:
+        rate = "" if survival["event_rate"] is None else f"{100 * survival['event_rate']:.0f} % events, "
+        span = ("" if survival["time_min"] is None else
+                f"time {format_number(survival['time_min'])}–{format_number(survival['time_max'])}")
+        return f"survival: {rate}{span}".rstrip(", ")
+    return dataset.roles.get("label") or "—"

@@ -39,7 +39,8 @@ def test_a_holdout_run_reports_test_metrics(alice_client, alice, eager_celery, d
     holdout = run.result["holdout"]
     assert holdout["n_samples"] == 20 and run.result["problem"]["n_samples"] == 80
     assert 0 <= holdout["metrics"]["accuracy"] <= 1
-    assert "Test accuracy" in alice_client.get(run.get_absolute_url()).content.decode()
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert "<th class=\"num\">Test</th>" in page and "20 rows the model was not fitted on" in page
 
 
 def test_lambda_from_at_most_l_leaves_is_stored_with_its_explanation(alice_client, alice, eager_celery,

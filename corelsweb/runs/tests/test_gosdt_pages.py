@@ -27,7 +27,7 @@ def test_the_run_page_draws_the_optimal_tree_and_its_bounds(alice_client, alice)
     run, result = make_gosdt_run(alice, objective="balanced_accuracy")
     assert run.status == Run.Status.OPTIMAL
     page = alice_client.get(run.get_absolute_url()).content.decode()
-    assert 'id="fig-model"' in page and "Training accuracy" in page
+    assert 'id="fig-model"' in page and 'data-metric="accuracy"' in page
     ids = [p["id"] for p in panels_for_result(result.to_dict())]
     assert "trace" in ids
     assert "graph_size" in result.trace and "queue_size" in result.trace

@@ -69,7 +69,8 @@ def test_the_form_estimates_difficulty_and_hard_runs_go_to_the_long_queue(alice_
     assert 'id="estimate"' in page and "very hard" in page and "quantile" in page
     small = add_sample(alice, "monk1")
     page = alice_client.get(url(small, "corels")).content.decode()
-    assert "Rough difficulty: <strong>moderate</strong>" in page and "About 253 candidate antecedents" in page
+    # Single clauses by default (issue 21, item 11): 11 features and their negations.
+    assert "Rough difficulty: <strong>easy</strong>" in page and "About 22 candidate antecedents" in page
     r = alice_client.post(url(dataset, "corels"), {"time_limit": 30, "memory_limit_mb": 1024,
                                                    "p_regularization": 0.001, "p_antecedents": "mined",
                                                    "p_min_support": 0.01, "p_max_clauses": 2, "p_policy": "lower_bound"})

@@ -21,7 +21,10 @@
     if (!source || !window.Plotly) { return; }
     var fig = JSON.parse(source.textContent);
     var name = "corelsweb-" + div.dataset.figure.replace(/^fig-/, "");
-    window.Plotly.newPlot(div, fig.data, fig.layout, config(name)).then(function () {
+    var options = config(name);
+    // Trees zoom with the wheel and pan by dragging (their layout asks for it); other plots keep the page scrolling.
+    options.scrollZoom = Boolean(fig.layout.meta && fig.layout.meta.tree);
+    window.Plotly.newPlot(div, fig.data, fig.layout, options).then(function () {
       div.dataset.drawn = "1";
     });
   }

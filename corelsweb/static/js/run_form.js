@@ -1,43 +1,51 @@
-// Show λ converted from "at most L leaves" or "at least k rows" as the user types (the server recomputes it).
+// Keep the estimate box and λ's conversion in step with the run form: the server computes both
+// (ℓ₀ of the chosen objective on this table, the algorithm's own advice), this only asks as the form changes.
 (function () {
   "use strict";
+  var DELAY = 250;
+
   function start() {
     var form = document.getElementById("run-form");
+    var box = document.getElementById("estimate-box");
+    if (!form || !box) { return; }
     var mode = document.getElementById("id_lambda_mode");
-    var target = document.getElementById("id_lambda_target");
     var lambda = document.getElementById("id_p_regularization");
     var text = document.getElementById("lambda-explained");
-    if (!form || !mode || !target || !lambda) { return; }
-    var original = text.textContent;
-    var n = Number(form.dataset.nRows);
+    var original = text ? text.textContent : "";
+    var timer = null, asked = 0;
 
-    function loss0() {
-      var objective = document.getElementById("id_p_objective");
-      var value = objective ? objective.value : "accuracy";
-      if (value === "balanced_accuracy") { return 0.5; }
-      return value === "accuracy" ? Number(form.dataset.loss0) : 1.0;
-    }
-
-    function update() {
-      var t = Number(target.value);
+    function apply(data) {
+      box.innerHTML = data.html;
+      if (!mode || !lambda) { return; }
       lambda.readOnly = mode.value !== "lambda";
-      if (mode.value === "lambda" || !t) { text.textContent = original; return; }
-      var lam;
-      if (mode.value === "max_leaves") {
-        if (t < 2) { text.textContent = "Ask for at least 2 leaves."; return; }
-        lam = loss0() / (t - 1);
-        text.textContent = "λ = ℓ₀ / (L − 1) = " + loss0().toPrecision(4) + " / " + (t - 1) + " = " +
-          lam.toPrecision(4) + ": an optimal model then has at most " + t + " leaves (often far fewer).";
+      if (mode.value === "lambda") {
+        text.textContent = original;
       } else {
-        lam = t / n;
-        text.textContent = "λ = k / N = " + t + " / " + n + " = " + lam.toPrecision(4) +
-          ": every rule of an optimal rule list captures at least " + t + " rows; sibling leaves of an optimal " +
-          "tree hold at least " + (2 * t) + " rows together.";
+        text.textContent = data.lambda_text || original;
+        if (data.regularization !== null && data.regularization !== undefined) {
+          lambda.value = Number(data.regularization).toPrecision(6);
+        }
       }
-      lambda.value = lam.toPrecision(6);
     }
-    [mode, target].forEach(function (el) { el.addEventListener("input", update); el.addEventListener("change", update); });
-    update();
+
+    function ask() {
+      var mine = ++asked;
+      var body = new FormData(form);
+      if (mode && mode.value === "lambda") { body.delete("lambda_target"); }
+      fetch(box.dataset.url, { method: "POST", body: body, credentials: "same-origin",
+                               headers: { "Accept": "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+        .then(function (data) { if (mine === asked) { apply(data); } })
+        .catch(function () { /* the box keeps its last state; the server checks the form on submit */ });
+    }
+
+    function changed() {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(ask, DELAY);
+    }
+    form.addEventListener("input", changed);
+    form.addEventListener("change", changed);
+    if (mode) { lambda.readOnly = mode.value !== "lambda"; }
   }
   document.addEventListener("DOMContentLoaded", start);
 })();

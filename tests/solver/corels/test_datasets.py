@@ -101,7 +101,8 @@ def test_every_switch_combination_agrees_on_the_first_columns_of_a_shared_datase
 
 def test_mined_antecedents_agree_across_policies():
     problem = load("compas-osdt-binary.csv")
-    results = [solve(problem, "corels", {"regularization": 0.01, "policy": p}) for p in POLICIES]
+    # Pairs of clauses (the default is single clauses since issue 21), so that conjunctions are mined.
+    results = [solve(problem, "corels", {"regularization": 0.01, "policy": p, "max_clauses": 2}) for p in POLICIES]
     assert all(r.status == "optimal" for r in results)
     assert len({r.objective for r in results}) == 1
     model = results[0].model
@@ -111,14 +112,17 @@ def test_mined_antecedents_agree_across_policies():
     assert np.mean(raw == problem.y) == pytest.approx(results[0].metrics["accuracy"], abs=1e-12)
 
 
+SLOW = {"regularization": 0.01, "max_clauses": 2}  # mined pairs: far longer than the limits below
+
+
 def slow_problem():
-    # Mined antecedents on tic-tac-toe at λ = 0.01 take far longer than the limits below.
+    # Mined antecedents (with pairs) on tic-tac-toe at λ = 0.01 take far longer than the limits below.
     return load("tic-tac-toe.csv", "exact")
 
 
 def test_a_time_limited_run_returns_a_valid_rule_list_and_bound():
     problem = slow_problem()
-    result = solve(problem, "corels", {"regularization": 0.01}, Limits(time_limit=1.0))
+    result = solve(problem, "corels", SLOW, Limits(time_limit=1.0))
     assert result.status == "time_limit"
     assert result.lower_bound <= result.objective
     assert_bound_trace_valid(result.trace, result.status)
@@ -133,9 +137,9 @@ def test_a_time_limited_run_returns_a_valid_rule_list_and_bound():
 
 def test_node_and_memory_limits_stop_the_search():
     problem = slow_problem()
-    by_nodes = solve(problem, "corels", {"regularization": 0.01}, Limits(node_limit=20_000))
+    by_nodes = solve(problem, "corels", SLOW, Limits(node_limit=20_000))
     assert by_nodes.status == "node_limit" and by_nodes.lower_bound <= by_nodes.objective
-    by_memory = solve(problem, "corels", {"regularization": 0.01}, Limits(memory_limit=8 * 2**20))
+    by_memory = solve(problem, "corels", SLOW, Limits(memory_limit=8 * 2**20))
     assert by_memory.status == "memory_limit" and by_memory.lower_bound <= by_memory.objective
 
 
@@ -148,7 +152,7 @@ def test_a_cancelled_run_stops_within_a_second():
         asked.append(time.perf_counter())
         return False
 
-    result = solve(slow_problem(), "corels", {"regularization": 0.01}, on_progress=on_progress)
+    result = solve(slow_problem(), "corels", SLOW, on_progress=on_progress)
     stopped = time.perf_counter()
     assert result.status == "cancelled"
     assert stopped - asked[0] < 1.0

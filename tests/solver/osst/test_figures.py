@@ -6,7 +6,7 @@ import pytest
 
 from corelsweb.figures import model_figure, panels_for_result
 from corelsweb.figures.common import class_color
-from corelsweb.figures.survival import at_risk_at, km_figure, leaf_order
+from corelsweb.figures.survival import at_risk_at, km_figure, leaf_name, leaf_order
 from solver.api import solve
 from solver.testing import assert_bound_trace_valid, assert_survival_curve_valid
 from tests.solver.osst.conftest import load_problem
@@ -42,8 +42,8 @@ def test_each_leaf_curve_has_the_colour_of_its_leaf_in_the_tree(stored):
         assert line["line"]["color"] == leaf_boxes[label]
         colors.add(line["line"]["color"])
     assert len(colors) == 8  # distinct leaf numbers give distinct colours
-    for leaf in leaf_order(model):
-        assert class_color(model["prediction"][leaf]) == leaf_boxes[f"leaf {leaf}"]
+    for leaf in leaf_order(model):  # leaves are named 1, 2, ... as drawn, on both figures
+        assert class_color(model["prediction"][leaf]) == leaf_boxes[leaf_name(model, leaf)]
 
 
 def test_stored_curves_are_valid_and_are_the_leaves_kaplan_meier_curves(stored):

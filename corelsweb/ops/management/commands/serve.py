@@ -26,8 +26,8 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         if not no_bootstrap:
             call_command("bootstrap")
-        self.stdout.write("compiling the solvers (only the first start takes long)…")
-        call_command("warm")
+        # No waiting for the solvers: each worker process compiles them in the background (corelsweb.ops.warming)
+        # and the pages show which algorithms are ready; a run sent earlier waits on its worker and starts by itself.
         python = sys.executable
         celery = [python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO"]
         # One worker per queue, so that a long search never blocks quick ones, and the
@@ -43,6 +43,8 @@ class Command(BaseCommand):
             f"\ncorelsweb is running at http://{host}:{port}/  (demo account: demo / demo-corelsweb)\n"
             f"database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
             f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the workers.\n"
+            "The workers compile the solvers in the background (a few minutes on the first start only); the "
+            "dataset pages show which algorithms are ready.\n"
         ))
         children = [short, long, control, web]
         signal.signal(signal.SIGTERM, _raise_interrupt)
