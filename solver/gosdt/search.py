@@ -27,6 +27,8 @@ def make_search(problem, config):
 def warmup():
     """Compile (or load from numba's cache) the kernels of both searches."""
     from solver.gosdt import dpb, rank
+    from solver.ordered.search import warmup as warm_ordered
 
     dpb.warmup()
     rank.warmup()
+    warm_ordered()

@@ -20,6 +20,25 @@ ORDERED_FROM_FEATURES = 256
 ORDERED_FROM_CUTS_PER_COLUMN = 4
 
 
+def warmup():
+    """Compile (or load) the ordered search's kernels: every depth-two routine, growth, the anytime readers."""
+    from solver.ordered.engine import Engine
+
+    rng = np.random.default_rng(0)
+    rank = rng.integers(0, 9, size=(2, 40))
+    y = rng.integers(0, 3, 40)
+    costs = (1.0 - np.eye(2)[y % 2], 1.0 - np.eye(3)[y], (1.0 - np.eye(3)[y]) * rng.random((40, 1)),
+             rng.random((40, 2)))
+    for cost in costs:
+        for depth in (1, 3):
+            engine = Engine(rank, cost, depth, cc=0.5 if depth == 1 else 0.0)
+            st = engine.state  # a small pool, to exercise its growth
+            engine.state = st._replace(pf=st.pf[:16], pu=st.pu[:16], pl=st.pl[:16], pr=st.pr[:16])
+            while not engine.step(50):
+                engine.lower_bound
+            engine.tree()
+
+
 def uses_ordered(problem, config):
     """Return True when ``config['threshold_search']`` (auto, ordered, binary) picks the ordered search here."""
     choice = config.get("threshold_search", "auto")

@@ -56,6 +56,9 @@ def warmup():
     problem = Problem(X=X, features=features, y=np.arange(16) % 2, classes=["0", "1"],
                       group=(np.arange(16) // 2) % 2, treatment=np.arange(16) % 2, treatments=["a", "b"],
                       outcome=rng.random(16))
+    from solver.ordered.search import warmup as warm_ordered
+
+    warm_ordered()
     for task in ("accuracy", "f1", "demographic_parity"):
         for depth, d2 in ((2, True), (3, True), (4, True), (3, False)):  # each entry point of every kernel
             config = ALGORITHM.clean({"task": task, "max_depth": depth, "use_depth_two_solver": d2})

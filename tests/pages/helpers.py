@@ -1,7 +1,7 @@
 """Runs solved in the test process on real data, for the page tests of issue 21."""
 
 from corelsweb.datasets.services import create_dataset
-from corelsweb.runs import services
+from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from conftest import shared_dataset as shared
 
@@ -13,7 +13,7 @@ def upload(owner, filename, roles=None, name=None, data=None):
 
 
 def solved_run(owner, dataset, algorithm, params=None, evaluation=None, time_limit=60, name=""):
-    """Return a run executed in this process through the same service a worker calls."""
+    """Return a run claimed and executed from this process through the lifecycle a worker uses."""
     from solver import registry
 
     named = {"name": name} if name else {}
@@ -21,8 +21,10 @@ def solved_run(owner, dataset, algorithm, params=None, evaluation=None, time_lim
                              params=registry.get(algorithm).clean(params or {}),
                              limits={"time_limit": time_limit, "memory_limit": 2**30}, roles=dict(dataset.roles),
                              binarization=dataset.binarization, evaluation=evaluation or {},
-                             status=Run.Status.RUNNING)
-    services.execute_run(run.pk)
+                             status=Run.Status.QUEUED)
+    worker = lifecycle.worker_id()
+    assert lifecycle.claim(run.pk, worker)
+    lifecycle.execute(run.pk, worker)
     run.refresh_from_db()
     assert run.status not in (Run.Status.FAILED, Run.Status.RUNNING), run.error
     return run
