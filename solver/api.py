@@ -253,7 +253,7 @@ def _result(spec, config, problem, limits, search, status, trace, run_stats):
         metrics=metrics.evaluate(model, getattr(search, "problem", problem)),
         trace=trace,
         stats=stats,
-        problem={**problem.summary(), "searched": feature_summary.summarize(problem.features)},
+        problem={**problem.summary(), "searched": feature_summary.summarize(problem.features, problem.ordered)},
         extras=search.extras() if hasattr(search, "extras") else {},
     )
 

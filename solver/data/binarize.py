@@ -36,7 +36,9 @@ from solver.problem import Problem
 
 __all__ = ["Method", "Roles", "binarization_report", "label_classes", "make_problem", "parse_method"]
 
-EAGER_CELLS = 1 << 26  # rows × binary features up to which a problem's 0/1 matrix is built at once (64 MB)
+# Rows × binary features up to which a problem's 0/1 matrix is built at once (1 MB); a larger one is built on
+# first use, which the ordered searches (numeric columns with many thresholds) never make.
+EAGER_CELLS = 1 << 20
 
 
 class Method(NamedTuple):
@@ -82,7 +84,7 @@ def parse_method(method):
 
 def label_classes(values, positive_class=None, role="label"):
     """Return ``(y, classes)``: class indices and their labels, the positive class last for two classes."""
-    text = np.array([predicates.as_text(v) for v in values.tolist()], dtype=object)
+    text = _texts(values)
     classes = sorted(set(text.tolist()), key=_class_sort_key)
     if positive_class is not None and len(classes) == 2:
         if positive_class not in classes:
@@ -90,6 +92,15 @@ def label_classes(values, positive_class=None, role="label"):
         classes = [c for c in classes if c != positive_class] + [positive_class]
     index = {c: i for i, c in enumerate(classes)}
     return np.array([index[v] for v in text.tolist()], dtype=np.int64), classes
+
+
+def _texts(values):
+    # The text of each value, computed once per distinct value (labels repeat a few values many times).
+    values = np.asarray(values)
+    if values.dtype.kind in "fiub" and len(values):
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return np.array([predicates.as_text(v) for v in uniq.tolist()], dtype=object)[inverse.reshape(-1)]
+    return np.array([predicates.as_text(v) for v in values.tolist()], dtype=object)
 
 
 def _class_sort_key(c):
@@ -186,15 +197,16 @@ def make_problem(table, roles, method="exact"):
     fields = role_fields(table, roles)
     if method.name == "gbdt":
         method = _with_guessed_cuts(method, table, feature_names, fields)
-    features, costs = [], []
+    features, costs, runs = [], [], []
     for name in feature_names:
         column, column_notes = column_features(name, table[name], method, roles)
+        runs += column_runs(column, len(features))
         features += column
         costs += [float(roles.feature_cost.get(name, 1.0))] * len(column)
         notes += column_notes
     if not features:
         raise DataError("No usable feature columns remain (every feature column is constant or empty).")
-    ordered = from_table(features, table.columns)
+    ordered = from_table(features, table.columns, runs)
     # The 0/1 matrix only when it is small; the ordered solvers never need it, the others build it on use.
     X = ordered.binary() if ordered.cells() <= EAGER_CELLS else None
     if roles.feature_cost:
@@ -203,6 +215,19 @@ def make_problem(table, roles, method="exact"):
     if report.get("note"):
         notes.append(report["note"])
     return Problem(X=X, features=features, notes=notes, binarization=report, ordered=ordered, **fields)
+
+
+def column_runs(column, start):
+    """Return the families (``solver.data.ordered``) of one column's features placed at ``start``.
+
+    The encoder lists a numeric column's cuts ascending (then its missingness) and a declared order's
+    values in order: each such list is one family; any other feature is a family of its own.
+    """
+    nested = 0
+    if column and column[0]["kind"] in ("threshold", "ordinal"):
+        nested = len(column) - (1 if column[-1]["kind"] == "missing" else 0)
+    runs = [(start, start + nested)] if nested > 1 else [(start + j, start + j + 1) for j in range(nested)]
+    return runs + [(start + j, start + j + 1) for j in range(nested, len(column))]
 
 
 def _with_guessed_cuts(method, table, feature_names, fields):

@@ -101,7 +101,7 @@ def _nests(a, b):
     return False
 
 
-def from_table(features, table):
+def from_table(features, table, runs=None):
     """Return the ``OrderedColumns`` of ``features`` evaluated on a raw table (without the binary matrix).
 
     Parameters
@@ -109,8 +109,10 @@ def from_table(features, table):
     features : list of dict
         Predicates (``solver.predicates``), in the binarizer's order.
     table : mapping of str to array, shape (n,)
+    runs : list of (int, int), optional
+        The families as ``(start, stop)`` when the caller knows them (else ``families(features)``).
     """
-    runs = families(features)
+    runs = families(features) if runs is None else runs
     n = len(next(iter(table.values()))) if table else 0
     rank = np.zeros((len(runs), n), dtype=np.int32)
     cache = {}

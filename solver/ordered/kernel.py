@@ -366,7 +366,26 @@ def _pop(inp, prm, st, top, use_interval):
             if lo > hi:
                 st.cnt[C_NEIGHBOUR] += 1
                 continue
+            # Between two evaluated indices both lemmas bound every index (§5.8): shrink the ends it prunes.
+            while lo <= hi and _between_bound(st, top, lo, a, b) + cc >= ub - eps:
+                lo += 1
+            while lo <= hi and _between_bound(st, top, hi, a, b) + cc >= ub - eps:
+                hi -= 1
+            if lo > hi:
+                st.cnt[C_SUBINTERVAL] += 1
+                continue
         k = (lo + hi) // 2
+        if use_interval:
+            # The middle if the bound allows it, else the unpruned index nearest to it (one exists: lo).
+            d = 0
+            while True:
+                if k - d >= lo and _between_bound(st, top, k - d, a, b) + cc < ub - eps:
+                    k = k - d
+                    break
+                if k + d <= hi and _between_bound(st, top, k + d, a, b) + cc < ub - eps:
+                    k = k + d
+                    break
+                d += 1
         fi[I_K], fi[I_LO], fi[I_HI], fi[I_A], fi[I_B] = k, lo, hi, a, b
         st.cnt[C_EVALS] += 1
         if fi[I_DSEARCH] == 2 and prm.use_depth_two:
@@ -381,6 +400,24 @@ def _pop(inp, prm, st, top, use_interval):
         ff[F_TS], ff[F_TL], ff[F_TR], ff[F_ML], ff[F_MR] = INF, INF, INF, -INF, -INF
         fi[I_PHASE] = ALLOC
         return
+
+
+@numba.njit(cache=True, inline="always")
+def _between_bound(st, top, i, a, b):
+    """Lower bound on both children's optima at split index ``i`` from evaluated neighbours ``a < i < b`` (§5.8).
+
+    ``L_i ⊆ L_b`` with the band between them moving: ``T(L_i) ≥ max(ℓL(a), ℓL(b) − W(i, b))`` by (M) and (L);
+    symmetrically on the right.
+    """
+    P, S = st.P[top], st.S[top]
+    left = right = 0.0
+    if a >= 0:
+        left = st.recL[top, a]
+        right = max(right, st.recR[top, a] - (P[S[i]] - P[S[a]]))
+    if b >= 0:
+        right = max(right, st.recR[top, b])
+        left = max(left, st.recL[top, b] - (P[S[b]] - P[S[i]]))
+    return left + right
 
 
 @numba.njit(cache=True)

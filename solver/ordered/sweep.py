@@ -283,7 +283,8 @@ def children_binary(ordl, srk, scl, side, n, j, s, cc, eps, min_leaf, dv, di):
 
     Same parameters and results as ``children`` (the class of each row in ``scl``). A row's child selects
     which counters it updates arithmetically, so that the child of consecutive rows (random) costs no
-    mispredicted branch; a done child's counters run on unread.
+    mispredicted branch; a done child's counters run on unread. A child's next evaluation point also says
+    whether it is done (never) and holds back its first ``min_leaf`` rows.
     """
     F = ordl.shape[0]
     two = j >= 0
@@ -307,13 +308,16 @@ def children_binary(ordl, srk, scl, side, n, j, s, cc, eps, min_leaf, dv, di):
     di[0, 0], di[0, 1], di[0, 2], di[0, 3], di[0, 4] = -1, 0, lab0, lab0, lab0
     di[1, 0], di[1, 1], di[1, 2], di[1, 3], di[1, 4] = -1, 0, lab1, lab1, lab1
     work = n
+    never = 1e300
     for g in range(F):
         done0 = best0 <= cc + eps or size0 < 2 * min_leaf or (cc > 0 and size0 <= 2 * cc)
         done1 = (not two) or best1 <= cc + eps or size1 < 2 * min_leaf or (cc > 0 and size1 <= 2 * cc)
         if done0 and done1:
             break
+        # A child's prefix is evaluated at a new value once its count passes next (min_leaf first); done: never.
+        next0 = never if done0 else min_leaf - 0.5
+        next1 = never if done1 else min_leaf - 0.5
         cnt0 = cnt1 = pre0 = pre1 = 0
-        next0 = next1 = -1.0
         last0 = last1 = -1
         order = ordl[g]
         ranks = srk[g]
@@ -322,33 +326,37 @@ def children_binary(ordl, srk, scl, side, n, j, s, cc, eps, min_leaf, dv, di):
             c = np.int64(side[order[p]])
             rg = ranks[p]
             t = np.int64(classes[p])
-            # The child's counters, chosen without a branch.
             cnt = cnt1 if c else cnt0
-            if rg != (last1 if c else last0) and cnt > (next1 if c else next0) and not (done1 if c else done0) \
-                    and cnt >= min_leaf and (size1 if c else size0) - cnt >= min_leaf:
+            if cnt > (next1 if c else next0) and rg != (last1 if c else last0):
                 if c:
-                    value, labl, labr = _evaluate_binary(size1, ones1, cnt1, pre1, best1, cc, eps)
-                    if value < best1 - eps:
-                        best1 = value
-                        di[1, 0], di[1, 1], di[1, 2], di[1, 3] = g, rg, labl, labr
-                        next1 = cnt1
+                    if cnt1 > size1 - min_leaf:
+                        next1 = never
                     else:
-                        next1 = cnt1 + (value - best1)
-                    rest_ones = ones1 - pre1
-                    if min(rest_ones, size1 - cnt1 - rest_ones) <= eps or next1 >= size1:
-                        done1 = True
+                        value, labl, labr = _evaluate_binary(size1, ones1, cnt1, pre1, best1, cc, eps)
+                        if value < best1 - eps:
+                            best1 = value
+                            di[1, 0], di[1, 1], di[1, 2], di[1, 3] = g, rg, labl, labr
+                            next1 = cnt1
+                        else:
+                            next1 = cnt1 + (value - best1)
+                        rest_ones = ones1 - pre1
+                        if min(rest_ones, size1 - cnt1 - rest_ones) <= eps or next1 >= size1:
+                            next1 = never
                 else:
-                    value, labl, labr = _evaluate_binary(size0, ones0, cnt0, pre0, best0, cc, eps)
-                    if value < best0 - eps:
-                        best0 = value
-                        di[0, 0], di[0, 1], di[0, 2], di[0, 3] = g, rg, labl, labr
-                        next0 = cnt0
+                    if cnt0 > size0 - min_leaf:
+                        next0 = never
                     else:
-                        next0 = cnt0 + (value - best0)
-                    rest_ones = ones0 - pre0
-                    if min(rest_ones, size0 - cnt0 - rest_ones) <= eps or next0 >= size0:
-                        done0 = True
-                if done0 and done1:
+                        value, labl, labr = _evaluate_binary(size0, ones0, cnt0, pre0, best0, cc, eps)
+                        if value < best0 - eps:
+                            best0 = value
+                            di[0, 0], di[0, 1], di[0, 2], di[0, 3] = g, rg, labl, labr
+                            next0 = cnt0
+                        else:
+                            next0 = cnt0 + (value - best0)
+                        rest_ones = ones0 - pre0
+                        if min(rest_ones, size0 - cnt0 - rest_ones) <= eps or next0 >= size0:
+                            next0 = never
+                if next0 == never and next1 == never:
                     break
             cnt1 += c
             cnt0 += 1 - c
