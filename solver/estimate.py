@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from solver.ordered import policy
+
 LEVELS = ("easy", "moderate", "hard", "very hard")
 
 
@@ -91,14 +93,66 @@ def estimate(n_features, n_rows, loss0, lam, max_depth=None, rule_list=False, *,
     return {"level": word, "max_leaves": leaves, "depth": depth, "warnings": warnings, "suggestions": suggestions}
 
 
-def estimate_for(algorithm, n_candidates, n_rows, loss0, config, binarization="exact"):
+# Rows × ordered columns up to which a depth-three ordered search is easy / moderate (measured: bank 4 × 1,097
+# in 0.04 s, raisin 7 × 720 in 0.5 s, occupancy 5 × 8,143 in 0.3 s, segment 18 × 1,848 in 1.3 s, page 10 × 4,378
+# in 2 s, rice 7 × 3,048 in 11 s, eeg 14 × 11,984 in about 2 min; each level deeper multiplies it by 10 to 300).
+ORDERED_EASY_CELLS = 10_000
+ORDERED_MODERATE_CELLS = 60_000
+
+
+def ordered_level(n_rows, n_columns, depth):
+    """Return the difficulty word of the ordered search over ``n_columns`` columns of ``n_rows`` rows to ``depth``."""
+    depth = 99 if depth is None else depth
+    cells = n_rows * n_columns
+    steps = [(2, 0), (3, 0), (4, 1), (5, 3)]  # from depth d on, the level rises by this much
+    rise = max([r for d, r in steps if depth >= d] + [0]) + (3 if depth >= 6 else 0)
+    base = 0 if depth <= 2 or cells <= ORDERED_EASY_CELLS else (1 if cells <= ORDERED_MODERATE_CELLS else 2)
+    return LEVELS[min(base + rise, len(LEVELS) - 1)]
+
+
+def ordered_estimate(n_rows, column_cuts, loss0, lam, max_depth, has_lambda=True):
+    """Return ``estimate``'s dict for the ordered threshold search (``solver.ordered``).
+
+    Its work grows with rows × columns and depth, not with the number of thresholds: every threshold of a
+    numeric column is searched directly (``column_cuts``: the cuts of each ordered column).
+    """
+    lam = lam if has_lambda else None
+    leaves = max_leaves(loss0, lam, max_depth)
+    depth = effective_depth(leaves, max_depth)
+    columns = len(column_cuts)
+    word = ordered_level(n_rows, columns, depth)
+    warnings, suggestions = [], []
+    if word in ("hard", "very hard"):
+        warnings.append(
+            f"Every threshold of {columns:,} columns ({sum(column_cuts):,} in all) over {n_rows:,} rows, "
+            f"{'to any depth' if depth is None else f'to depth {depth}'}: this search may stop at its time "
+            "limit with an optimality gap.")
+        if max_depth is None or max_depth > 3:
+            suggestions.append("a depth limit of 3")
+        elif max_depth == 3:
+            suggestions.append("depth 2 (proved in seconds), or keep depth 3 with a longer time limit")
+        if has_lambda and (lam or 0) < 0.01:
+            suggestions.append("a larger λ (each doubling halves the most leaves an optimal model can have)")
+        suggestions.append("quantile thresholds (on the dataset page) for a faster approximation: optimal only "
+                           "among those thresholds")
+    return {"level": word, "max_leaves": leaves, "depth": depth, "warnings": warnings, "suggestions": suggestions,
+            "ordered": True}
+
+
+def estimate_for(algorithm, n_candidates, n_rows, loss0, config, binarization="exact", column_cuts=None):
     """Return ``estimate`` for one registry ``Algorithm`` with its cleaned ``config``.
 
     ``n_candidates`` is what the search picks from (``Algorithm.searched_features``
-    of the binary features); the one place to plug in another size model for an
-    algorithm (e.g. ordered numeric columns searched directly).
+    of the binary features); ``column_cuts`` (the cuts of each raw column, when known) lets the
+    algorithms that search numeric columns' thresholds in order be judged by their own size model.
     """
     names = {p.name for p in algorithm.params}
+    if column_cuts and policy.chosen(algorithm.name, config, sum(column_cuts), len(column_cuts)):
+        out = ordered_estimate(n_rows, column_cuts, loss0 if loss0 is not None else 1.0,
+                               config.get("regularization") or 0.0, config.get("max_depth"),
+                               has_lambda="regularization" in names)
+        out["n_features"] = n_candidates
+        return out
     out = estimate(n_candidates, n_rows, loss0 if loss0 is not None else 1.0, config.get("regularization") or 0.0,
                    config.get("max_depth"), rule_list=algorithm.model_type == "rule_list",
                    has_lambda="regularization" in names, has_depth="max_depth" in names,

@@ -102,8 +102,9 @@ def estimate_for(dataset, algorithm, params):
         return None
     spec = registry.get(algorithm)
     n_features = spec.searched_features(preview["n_features"], params)
+    column_cuts = [count for _, count in preview.get("by_column", [])]
     return algorithm_estimate(spec, n_features, dataset.n_rows, dataset_loss0(dataset, algorithm, params, preview),
-                              params, binarization=dataset.binarization)
+                              params, binarization=dataset.binarization, column_cuts=column_cuts)
 
 
 def quota_problem(owner, new_runs=1):

@@ -16,6 +16,8 @@ from solver.ordered import cache, kernel
 from solver.ordered import state as sm
 
 UNLIMITED = 1 << 40
+# Features × rows up to which the root searches its features in turns (a slot of about 60 bytes per row each).
+ROUND_ROBIN_CELLS = 4_000_000
 
 
 def dense_ranks(values):
@@ -67,12 +69,13 @@ class Engine:
         Cost of each branching node.
     min_leaf : int
     switches : bool
-        ``use_upper_bound``, ``use_interval``, ``use_cache``, ``use_depth_two``: each leaves the optimum
-        unchanged.
+        ``use_upper_bound``, ``use_interval``, ``use_cache``, ``use_depth_two``, ``order_features``,
+        ``round_robin`` (None: when features × rows ≤ ``ROUND_ROBIN_CELLS``): each leaves the optimum unchanged.
     """
 
     def __init__(self, rank, cost, depth=None, nodes=None, cc=0.0, min_leaf=1, use_upper_bound=True,
-                 use_interval=True, use_cache=True, use_depth_two=True, order_features=True, seed=0x5EED):
+                 use_interval=True, use_cache=True, use_depth_two=True, order_features=True, round_robin=None,
+                 seed=0x5EED):
         rank = np.ascontiguousarray(rank, dtype=np.int32)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         if cost.ndim != 2 or rank.ndim != 2 or rank.shape[1] != cost.shape[0]:
@@ -100,11 +103,12 @@ class Engine:
                                 min_leaf=max(1, int(min_leaf)),
                                 use_upper_bound=bool(use_upper_bound), use_interval=bool(use_interval),
                                 use_cache=bool(use_cache), use_depth_two=bool(use_depth_two),
-                                order_features=bool(order_features))
+                                order_features=bool(order_features),
+                                round_robin=bool(F * N <= ROUND_ROBIN_CELLS if round_robin is None else round_robin))
         self.depth = UNLIMITED if depth is None else int(depth)
         self.nodes_budget = UNLIMITED if nodes is None else int(nodes)
         levels = min(self.depth, max(N, 1)) + 2
-        self.state = sm.make_state(F, N, L, levels=min(levels, 8))
+        self.state = sm.make_state(F, N, L, levels=min(levels, 8), root_slots=F if self.params.round_robin else 0)
         st = self.state
         if N:
             st.ord[0, :, :] = order

@@ -25,8 +25,9 @@ from solver.ordered.state import (
     ALLOC, C_D2, C_ENTRIES, C_EVALS, C_HITS, C_NEIGHBOUR, C_NODES, C_POOL, C_RET_OK, C_RET_TREE, C_ROOT_DONE,
     C_SKIPPED, C_SPLITS, C_SUBINTERVAL, C_TOP, C_WORK, C_ZERO, DONE, F_INC, F_LBN, F_LEAF, F_ML, F_MR, F_TL, F_TR,
     F_TS, F_U, F_UBS, F_VB, F_VS, F_W, FEATURE, FINISH, I_A, I_AL, I_ALH, I_B, I_BIGLEFT, I_D, I_DSEARCH, I_FPOS,
-    I_FEAT, I_HI, I_INCT, I_K, I_KB, I_KD, I_LEAFLAB, I_LO, I_M, I_N, I_NB, I_NSEARCH, I_OKB, I_OKS, I_PHASE, I_QH, I_QT,
-    I_TB, I_TS, I_ZL, I_ZR, NEEDS_CACHE, NEEDS_LEVELS, NEEDS_POOL, OUT_OF_BUDGET, POP, START, WAIT_BIG, WAIT_SMALL,
+    I_FEAT, I_HI, I_INCT, I_K, I_KB, I_KD, I_LEAFLAB, I_LO, I_N, I_NB, I_NSEARCH, I_OKB, I_OKS, I_PHASE,
+    I_TB, I_TS, NEEDS_CACHE, NEEDS_LEVELS, NEEDS_POOL, OUT_OF_BUDGET, POP, SI_M, SI_QH, SI_QT, SI_ZL, SI_ZR, START,
+    WAIT_BIG, WAIT_SMALL,
 )
 
 INF = np.inf
@@ -110,13 +111,21 @@ def _push_child(st, top, n, d, nb, U):
     st.cnt[C_TOP] = top + 1
 
 
+@numba.njit(cache=True, inline="always")
+def _slot(prm, top, j, F):
+    """The slot of feature ``j`` at the frame of level ``top``: the root's own per feature in turns, else the level's."""
+    if prm.round_robin:
+        return j if top == 0 else F + top
+    return top
+
+
 @numba.njit(cache=True)
-def _queue_push(st, top, lo, hi, a, b):
+def _queue_push(st, slot, lo, hi, a, b):
     cap = st.q.shape[1]
-    t = st.fi[top, I_QT]
-    e = st.q[top, t % cap]
+    t = st.si[slot, SI_QT]
+    e = st.q[slot, t % cap]
     e[0], e[1], e[2], e[3] = lo, hi, a, b
-    st.fi[top, I_QT] = t + 1
+    st.si[slot, SI_QT] = t + 1
 
 
 @numba.njit(cache=True)
@@ -243,6 +252,10 @@ def _start(inp, prm, st, top):
             ford[g] = g
     fi[I_FPOS] = 0
     fi[I_PHASE] = FEATURE
+    if top == 0 and prm.round_robin:
+        for g in range(ford.shape[0]):  # every feature's queue at once: they are searched in turns
+            _prepare(inp, prm, st, top, ford[g], g)
+        fi[I_PHASE] = POP
     return False
 
 
@@ -258,38 +271,46 @@ def _end(st, prm, top):
 
 
 @numba.njit(cache=True)
+def _prepare(inp, prm, st, top, j, position):
+    """Fill feature ``j``'s slot: its split positions, prefix weights and a queue of one interval; return its count."""
+    w = inp.w
+    n = st.fi[top, I_N]
+    slot = _slot(prm, top, j, inp.rank.shape[0])
+    row = st.ord[top, j]
+    rk = st.srk[top, j]
+    P = st.P[slot]
+    S = st.S[slot]
+    P[0] = 0.0
+    for p in range(n):
+        P[p + 1] = P[p] + w[row[p]]
+    cc, ml = prm.cc, prm.min_leaf
+    m = 0
+    for p in range(max(1, ml), n - max(1, ml) + 1):
+        if rk[p] != rk[p - 1]:
+            # A child of weight at most cc never pays for its split (§4.6).
+            if cc > 0 and (P[p] <= cc or P[n] - P[p] <= cc):
+                continue
+            S[m] = p
+            m += 1
+    st.cnt[C_WORK] += n
+    si = st.si[slot]
+    si[SI_M], si[SI_QH], si[SI_QT], si[SI_ZL], si[SI_ZR] = m, 0, 0, -1, m
+    if m > 0:
+        _queue_push(st, slot, 0, m - 1, -1, -1)
+    return m
+
+
+@numba.njit(cache=True)
 def _feature(inp, prm, st, top):
-    """Start the next feature: its split positions, prefix weights and a fresh interval queue."""
-    rank, w = inp.rank, inp.w
+    """Start the next feature of a frame that searches them one by one."""
     fi = st.fi[top]
-    F = rank.shape[0]
+    F = inp.rank.shape[0]
     while fi[I_FPOS] < F:
         j = st.ford[top, fi[I_FPOS]]
-        n = fi[I_N]
-        row = st.ord[top, j]
-        rk = st.srk[top, j]
-        P = st.P[top]
-        S = st.S[top]
-        P[0] = 0.0
-        for p in range(n):
-            P[p + 1] = P[p] + w[row[p]]
-        cc, ml = prm.cc, prm.min_leaf
-        m = 0
-        for p in range(max(1, ml), n - max(1, ml) + 1):
-            if rk[p] != rk[p - 1]:
-                # A child of weight at most cc never pays for its split (§4.6).
-                if cc > 0 and (P[p] <= cc or P[n] - P[p] <= cc):
-                    continue
-                S[m] = p
-                m += 1
-        st.cnt[C_WORK] += n
-        if m == 0:
+        if _prepare(inp, prm, st, top, j, fi[I_FPOS]) == 0:
             fi[I_FPOS] += 1
             continue
-        fi[I_FEAT], fi[I_M] = j, m
-        fi[I_QH], fi[I_QT] = 0, 0
-        fi[I_ZL], fi[I_ZR] = -1, m
-        _queue_push(st, top, 0, m - 1, -1, -1)
+        fi[I_FEAT] = j
         fi[I_PHASE] = POP
         return
     _end(st, prm, top)
@@ -300,16 +321,18 @@ def _record(st, prm, top, use_interval):
     """Record the evaluated index's bounds, update the zero indices, queue the rest of its interval (§5.4)."""
     fi, ff = st.fi[top], st.ff[top]
     k, lo, hi, a, b = fi[I_K], fi[I_LO], fi[I_HI], fi[I_A], fi[I_B]
-    st.recS[top, k], st.recL[top, k], st.recR[top, k] = ff[F_TS], ff[F_TL], ff[F_TR]
-    P, S = st.P[top], st.S[top]
+    slot = _slot(prm, top, fi[I_FEAT], st.ord.shape[1])
+    si = st.si[slot]
+    st.recS[slot, k], st.recL[slot, k], st.recR[slot, k] = ff[F_TS], ff[F_TL], ff[F_TR]
+    P, S = st.P[slot], st.S[slot]
     start, end = k + 1, k - 1
     if use_interval:
         if ff[F_ML] <= 0.0:
-            fi[I_ZL] = max(fi[I_ZL], k)
+            si[SI_ZL] = max(si[SI_ZL], k)
         if ff[F_MR] <= 0.0:
-            fi[I_ZR] = min(fi[I_ZR], k)
-        start = max(start, fi[I_ZL] + 1)
-        end = min(end, fi[I_ZR] - 1)
+            si[SI_ZR] = min(si[SI_ZR], k)
+        start = max(start, si[SI_ZL] + 1)
+        end = min(end, si[SI_ZR] - 1)
         # Every index within r of moved weight of k has C ≥ score(k) − W ≥ UB (Lemmas (M), (L)).
         r = ff[F_TS] - min(ff[F_U], ff[F_INC])
         if r > 0.0:
@@ -318,9 +341,9 @@ def _record(st, prm, top, use_interval):
             st.cnt[C_NEIGHBOUR] += (first - start) + (end - last)
             start, end = first, last
     if start <= hi:
-        _queue_push(st, top, start, hi, k, b)
+        _queue_push(st, slot, start, hi, k, b)
     if lo <= end:
-        _queue_push(st, top, lo, end, a, k)
+        _queue_push(st, slot, lo, end, a, k)
     fi[I_PHASE] = POP
 
 
@@ -329,47 +352,68 @@ def _pop(inp, prm, st, top, use_interval):
     """Take the next interval, prune or shrink it, and evaluate its middle index; return False when none is left."""
     fi, ff = st.fi[top], st.ff[top]
     cc, eps = prm.cc, prm.eps
-    P, S = st.P[top], st.S[top]
+    F = st.ord.shape[1]
     cap = st.q.shape[1]
+    turns = prm.round_robin and top == 0
     while True:
         ub = min(ff[F_U], ff[F_INC])
         # Nothing beats cc (every split costs it) nor the node's proved lower bound.
         if ff[F_INC] <= cc + eps or ff[F_INC] <= ff[F_LBN] + eps:
             _end(st, prm, top)
             return
-        if fi[I_QH] == fi[I_QT]:
+        if turns:
+            # The best-ranked feature first, to the end (a good incumbent early); then the others in turns, so
+            # that every one's lower bound rises. No interval left: the root is solved.
+            j = -1
+            first = st.ford[top, 0]
+            if st.si[first, SI_QH] != st.si[first, SI_QT]:
+                j = first
+            for c in range(F if j < 0 else 0):
+                g = st.ford[top, (fi[I_FPOS] + c) % F]
+                if st.si[g, SI_QH] != st.si[g, SI_QT]:
+                    j = g
+                    fi[I_FPOS] = (fi[I_FPOS] + c + 1) % F
+                    break
+            if j < 0:
+                _end(st, prm, top)
+                return
+            fi[I_FEAT] = j
+        slot = _slot(prm, top, fi[I_FEAT], F)
+        si = st.si[slot]
+        P, S = st.P[slot], st.S[slot]
+        if si[SI_QH] == si[SI_QT]:
             fi[I_FPOS] += 1
             fi[I_PHASE] = FEATURE
             return
-        e = st.q[top, fi[I_QH] % cap]
+        e = st.q[slot, si[SI_QH] % cap]
         lo, hi, a, b = np.int64(e[0]), np.int64(e[1]), np.int64(e[2]), np.int64(e[3])
-        fi[I_QH] += 1
+        si[SI_QH] += 1
         if use_interval:
-            lo = max(lo, fi[I_ZL] + 1)
-            hi = min(hi, fi[I_ZR] - 1)
+            lo = max(lo, si[SI_ZL] + 1)
+            hi = min(hi, si[SI_ZR] - 1)
             if lo > hi:
                 st.cnt[C_ZERO] += 1
                 continue
-            la = st.recL[top, a] if a >= 0 else 0.0
-            rb = st.recR[top, b] if b >= 0 else 0.0
+            la = st.recL[slot, a] if a >= 0 else 0.0
+            rb = st.recR[slot, b] if b >= 0 else 0.0
             if la + rb + cc >= ub - eps:  # sub-interval pruning (§5.3), by (M) on both sides
                 st.cnt[C_SUBINTERVAL] += 1
                 continue
             if a >= 0:  # interval shrinking (§5.5)
-                r = st.recS[top, a] - ub
+                r = st.recS[slot, a] - ub
                 if r > 0.0:
                     lo = _first_beyond(P, S, lo, hi, P[S[a]], r)
             if b >= 0:
-                r = st.recS[top, b] - ub
+                r = st.recS[slot, b] - ub
                 if r > 0.0:
                     hi = _last_before(P, S, lo, hi, P[S[b]], r)
             if lo > hi:
                 st.cnt[C_NEIGHBOUR] += 1
                 continue
             # Between two evaluated indices both lemmas bound every index (§5.8): shrink the ends it prunes.
-            while lo <= hi and _between_bound(st, top, lo, a, b) + cc >= ub - eps:
+            while lo <= hi and _between_bound(st, slot, lo, a, b) + cc >= ub - eps:
                 lo += 1
-            while lo <= hi and _between_bound(st, top, hi, a, b) + cc >= ub - eps:
+            while lo <= hi and _between_bound(st, slot, hi, a, b) + cc >= ub - eps:
                 hi -= 1
             if lo > hi:
                 st.cnt[C_SUBINTERVAL] += 1
@@ -379,10 +423,10 @@ def _pop(inp, prm, st, top, use_interval):
             # The middle if the bound allows it, else the unpruned index nearest to it (one exists: lo).
             d = 0
             while True:
-                if k - d >= lo and _between_bound(st, top, k - d, a, b) + cc < ub - eps:
+                if k - d >= lo and _between_bound(st, slot, k - d, a, b) + cc < ub - eps:
                     k = k - d
                     break
-                if k + d <= hi and _between_bound(st, top, k + d, a, b) + cc < ub - eps:
+                if k + d <= hi and _between_bound(st, slot, k + d, a, b) + cc < ub - eps:
                     k = k + d
                     break
                 d += 1
@@ -403,20 +447,20 @@ def _pop(inp, prm, st, top, use_interval):
 
 
 @numba.njit(cache=True, inline="always")
-def _between_bound(st, top, i, a, b):
+def _between_bound(st, slot, i, a, b):
     """Lower bound on both children's optima at split index ``i`` from evaluated neighbours ``a < i < b`` (§5.8).
 
     ``L_i ⊆ L_b`` with the band between them moving: ``T(L_i) ≥ max(ℓL(a), ℓL(b) − W(i, b))`` by (M) and (L);
     symmetrically on the right.
     """
-    P, S = st.P[top], st.S[top]
+    P, S = st.P[slot], st.S[slot]
     left = right = 0.0
     if a >= 0:
-        left = st.recL[top, a]
-        right = max(right, st.recR[top, a] - (P[S[i]] - P[S[a]]))
+        left = st.recL[slot, a]
+        right = max(right, st.recR[slot, a] - (P[S[i]] - P[S[a]]))
     if b >= 0:
-        right = max(right, st.recR[top, b])
-        left = max(left, st.recL[top, b] - (P[S[b]] - P[S[i]]))
+        right = max(right, st.recR[slot, b])
+        left = max(left, st.recL[slot, b] - (P[S[b]] - P[S[i]]))
     return left + right
 
 
@@ -425,7 +469,7 @@ def _depth_two(inp, prm, st, top, ub):
     """Evaluate split index k of a depth-two frame with the depth-two routine (exact children)."""
     fi, ff = st.fi[top], st.ff[top]
     j, k = fi[I_FEAT], fi[I_K]
-    s = st.S[top, k]
+    s = st.S[_slot(prm, top, j, inp.rank.shape[0]), k]
     st.cnt[C_WORK] += _children(inp, prm, st, top, fi[I_N], j, s)
     st.cnt[C_D2] += 1
     dv = st.dv
@@ -456,7 +500,7 @@ def _alloc(inp, prm, st, top):
         _record(st, prm, top, prm.use_interval and prm.min_leaf <= 1)
         return
     j, k = fi[I_FEAT], fi[I_K]
-    s = st.S[top, k]
+    s = st.S[_slot(prm, top, j, inp.rank.shape[0]), k]
     n = fi[I_N]
     big_left = s >= n - s
     fi[I_BIGLEFT] = 1 if big_left else 0
@@ -478,7 +522,8 @@ def _after_big(inp, prm, st, top, use_interval):
     fi[I_TB] = st.cnt[C_RET_TREE]
     ub = min(ff[F_U], ff[F_INC])
     k, lo, hi = fi[I_K], fi[I_LO], fi[I_HI]
-    P, S = st.P[top], st.S[top]
+    slot = _slot(prm, top, fi[I_FEAT], inp.rank.shape[0])
+    P, S = st.P[slot], st.S[slot]
     h = max(P[S[k]] - P[S[lo]], P[S[hi]] - P[S[k]]) if use_interval else 0.0
     bound = min(ub + prm.unit, ff[F_INC]) - ff[F_VB] - prm.cc + h if prm.use_upper_bound else INF
     ff[F_UBS] = bound
@@ -523,7 +568,7 @@ def _alloc_done(inp, prm, st, top):
     if okl == 1 and okr == 1 and score < min(ff[F_U], ff[F_INC]) - prm.eps:
         j, k = fi[I_FEAT], fi[I_K]
         ff[F_INC] = score
-        fi[I_INCT] = _node(st, j, st.srk[top, j, st.S[top, k]], tl, tr)
+        fi[I_INCT] = _node(st, j, st.srk[top, j, st.S[_slot(prm, top, j, inp.rank.shape[0]), k]], tl, tr)
     fi[I_AL] += 1
     fi[I_PHASE] = ALLOC
 
@@ -620,7 +665,7 @@ def unwind(inp, prm, st):
             v, t = ff[F_INC], fi[I_INCT]
         if lev < top and (phase == WAIT_BIG or phase == WAIT_SMALL) and child_v < INF:
             j, k = fi[I_FEAT], fi[I_K]
-            s = st.S[lev, k]
+            s = st.S[_slot(prm, lev, j, inp.rank.shape[0]), k]
             big_left = fi[I_BIGLEFT] == 1
             child_left = big_left if phase == WAIT_BIG else not big_left
             if phase == WAIT_SMALL and fi[I_OKB] == 1:
@@ -641,12 +686,22 @@ def unwind(inp, prm, st):
 
 
 @numba.njit(cache=True)
+def _interval_bound(st, slot, lo, hi, a, b, cc):
+    """Return the least lower bound of the split indices ``lo … hi`` between evaluated ``a`` and ``b`` (§5.8)."""
+    best = INF
+    for i in range(lo, hi + 1):
+        best = min(best, _between_bound(st, slot, i, a, b))
+    return best + cc
+
+
+@numba.njit(cache=True)
 def root_lower_bound(prm, st, F):
     """Return a proved lower bound on the root's optimum (spec §7.2).
 
-    Root candidates are the leaf, the splits of finished features (none below the incumbent), those of
-    the current feature (the sub-interval bound of every interval still queued or under evaluation) and
-    those of features not started (only the trivial ``cc``).
+    Root candidates are the leaf (its incumbent is no worse), the splits of finished features (none below
+    the incumbent), those still queued or under evaluation (the §5.8 bound of their interval), and those of
+    features not started (only the trivial ``cc``). A root that searches its features in turns starts them
+    all at once, so its bound rises from the start.
     """
     if st.cnt[C_ROOT_DONE] == 1:
         return st.reg[0]
@@ -658,20 +713,24 @@ def root_lower_bound(prm, st, F):
     if phase == FINISH:
         return lb
     cc = prm.cc
-    j = fi[I_FPOS]
-    if j < F - 1 or phase == FEATURE:
-        lb = min(lb, cc)
-    if j < F and phase != FEATURE:
-        cap = st.q.shape[1]
-        for i in range(fi[I_QH], fi[I_QT]):
-            e = st.q[0, i % cap]
-            a, b = e[2], e[3]
-            la = st.recL[0, a] if a >= 0 else 0.0
-            rb = st.recR[0, b] if b >= 0 else 0.0
-            lb = min(lb, la + rb + cc)
-        if phase != POP:
-            a, b = fi[I_A], fi[I_B]
-            la = st.recL[0, a] if a >= 0 else 0.0
-            rb = st.recR[0, b] if b >= 0 else 0.0
-            lb = min(lb, la + rb + cc)
+    cap = st.q.shape[1]
+    if prm.round_robin:
+        features = st.ford[0]
+    else:
+        if fi[I_FPOS] < F - 1 or phase == FEATURE:
+            lb = min(lb, cc)  # features not started yet
+        if phase == FEATURE or fi[I_FPOS] >= F:
+            return max(lb, 0.0)
+        features = st.ford[0, fi[I_FPOS]:fi[I_FPOS] + 1]
+    for j in features:
+        slot = _slot(prm, 0, j, F)
+        si = st.si[slot]
+        for i in range(si[SI_QH], si[SI_QT]):
+            e = st.q[slot, i % cap]
+            lo, hi = max(np.int64(e[0]), si[SI_ZL] + 1), min(np.int64(e[1]), si[SI_ZR] - 1)
+            if lo <= hi:
+                lb = min(lb, _interval_bound(st, slot, lo, hi, np.int64(e[2]), np.int64(e[3]), cc))
+    if phase != POP:  # the interval under evaluation
+        slot = _slot(prm, 0, fi[I_FEAT], F)
+        lb = min(lb, _interval_bound(st, slot, fi[I_LO], fi[I_HI], fi[I_A], fi[I_B], cc))
     return max(lb, 0.0)

@@ -11,13 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from solver.models import LEAF, Tree
+from solver.ordered import policy
 from solver.ordered.engine import Engine
 
 WORK_PER_UNIT = 4096  # rows visited per unit of the driver's budget (a unit is well under a millisecond)
-# The 0/1 searches (bitset pair counts, DPB) are faster on few features; the ordered one when numeric columns
-# bring many thresholds (measured on bank at quantile:16/64/256 and on compas-gosdt, hypothyroid: bench/README).
-ORDERED_FROM_FEATURES = 256
-ORDERED_FROM_CUTS_PER_COLUMN = 4
 
 
 def warmup():
@@ -46,14 +43,9 @@ def uses_ordered(problem, config):
 
 
 def prefers_ordered(problem):
-    """Return True when a problem's thresholds are many enough that the ordered search is the faster one.
-
-    At least ``ORDERED_FROM_FEATURES`` binary features, at least ``ORDERED_FROM_CUTS_PER_COLUMN`` of them per
-    ordered column on average (0/1 and one-hot columns are families of one cut, where the bitset searches win).
-    """
+    """Return True when a problem's thresholds are many enough that the ordered search is the faster one."""
     columns = problem.ordered_columns()
-    m, families = columns.n_features, len(columns.size)
-    return m >= ORDERED_FROM_FEATURES and m >= ORDERED_FROM_CUTS_PER_COLUMN * families
+    return policy.prefers(columns.n_features, len(columns.size))
 
 
 class OrderedSearch:

@@ -79,6 +79,9 @@ class Params(NamedTuple):
         for ``A ⊆ B``, which a minimum leaf size breaks.
     order_features : bool
         Search a node's features in the order of their best stump's cost (else in column order).
+    round_robin : bool
+        The root searches its features in turns (one interval each), so that its proved lower bound rises
+        from the start (spec §7.2); deeper frames search their features one by one.
     """
 
     cc: float
@@ -93,6 +96,7 @@ class Params(NamedTuple):
     use_cache: bool
     use_depth_two: bool
     order_features: bool
+    round_robin: bool
 
 
 class State(NamedTuple):
@@ -109,13 +113,15 @@ class State(NamedTuple):
     fi: np.ndarray
     ff: np.ndarray
     fh: np.ndarray
-    # The current feature's split positions, prefix weights, records and interval queue, per level.
-    S: np.ndarray  # int32 (V, N)
-    P: np.ndarray  # float64 (V, N + 1)
-    recL: np.ndarray  # float64 (V, N)
+    # Per *slot*: a feature's split positions, prefix weights, records and interval queue. A frame searching its
+    # features one by one has one slot (``kernel._slot``); the root searching them in turns has one per feature.
+    S: np.ndarray  # int32 (slots, N)
+    P: np.ndarray  # float64 (slots, N + 1)
+    recL: np.ndarray  # float64 (slots, N)
     recR: np.ndarray
     recS: np.ndarray
-    q: np.ndarray  # int32 (V, N + 1, 4): (lo, hi, a, b) ring
+    q: np.ndarray  # int32 (slots, N + 1, 4): (lo, hi, a, b) ring
+    si: np.ndarray  # int64 (slots, 5): queue head, queue tail, zero indices zL and zR, number of split indices
     # Tree pool.
     pf: np.ndarray  # int32 (P,)
     pu: np.ndarray
@@ -137,10 +143,13 @@ class State(NamedTuple):
     reg: np.ndarray  # float64 (4,): child return value
 
 
+# Slot scalars (State.si[slot, ...]).
+SI_QH, SI_QT, SI_ZL, SI_ZR, SI_M = range(5)
+
 # Integer frame slots (State.fi[level, slot]).
-(I_N, I_D, I_NB, I_KD, I_KB, I_PHASE, I_FPOS, I_FEAT, I_M, I_QH, I_QT, I_ZL, I_ZR, I_K, I_LO, I_HI, I_A, I_B,
- I_AL, I_ALH, I_BIGLEFT, I_OKB, I_TB, I_INCT, I_LEAFLAB, I_OKS, I_TS, I_NSEARCH, I_DSEARCH) = range(29)
-N_I = 29
+(I_N, I_D, I_NB, I_KD, I_KB, I_PHASE, I_FPOS, I_FEAT, I_K, I_LO, I_HI, I_A, I_B,
+ I_AL, I_ALH, I_BIGLEFT, I_OKB, I_TB, I_INCT, I_LEAFLAB, I_OKS, I_TS, I_NSEARCH, I_DSEARCH) = range(24)
+N_I = 24
 # Float frame slots (State.ff[level, slot]).
 (F_U, F_LEAF, F_INC, F_LBN, F_VB, F_TS, F_TL, F_TR, F_ML, F_MR, F_VS, F_UBS, F_W) = range(13)
 N_F = 13
@@ -148,8 +157,12 @@ N_F = 13
 EMPTY = -(2 ** 31)
 
 
-def make_state(F, N, L, levels, pool=1024, cache=1 << 12):
-    """Return an empty ``State`` for ``levels`` frames over ``N`` rows, ``F`` features and ``L`` labels."""
+def make_state(F, N, L, levels, pool=1024, cache=1 << 12, root_slots=0):
+    """Return an empty ``State`` for ``levels`` frames over ``N`` rows, ``F`` features and ``L`` labels.
+
+    ``root_slots``: ``F`` when the root searches its features in turns (one slot each), else 0.
+    """
+    slots = root_slots + levels
     ci = np.zeros((cache, 4), dtype=np.int32)
     ci[:, 0] = EMPTY
     return State(
@@ -162,12 +175,13 @@ def make_state(F, N, L, levels, pool=1024, cache=1 << 12):
         fi=np.zeros((levels, N_I), dtype=np.int64),
         ff=np.zeros((levels, N_F)),
         fh=np.zeros((levels, 2), dtype=np.uint64),
-        S=np.zeros((levels, N), dtype=np.int32),
-        P=np.zeros((levels, N + 1)),
-        recL=np.zeros((levels, N)),
-        recR=np.zeros((levels, N)),
-        recS=np.zeros((levels, N)),
-        q=np.zeros((levels, N + 1, 4), dtype=np.int32),
+        S=np.zeros((slots, N), dtype=np.int32),
+        P=np.zeros((slots, N + 1)),
+        recL=np.zeros((slots, N)),
+        recR=np.zeros((slots, N)),
+        recS=np.zeros((slots, N)),
+        q=np.zeros((slots, N + 1, 4), dtype=np.int32),
+        si=np.zeros((slots, 5), dtype=np.int64),
         pf=np.zeros(pool, dtype=np.int32),
         pu=np.zeros(pool, dtype=np.int32),
         pl=np.zeros(pool, dtype=np.int32),
@@ -188,13 +202,14 @@ def make_state(F, N, L, levels, pool=1024, cache=1 << 12):
 
 
 def grow_levels(state, levels):
-    """Return ``state`` with room for ``levels`` frames (the frames in use are kept)."""
+    """Return ``state`` with room for ``levels`` frames (the frames and slots in use are kept)."""
     old = state.fi.shape[0]
     changes = {}
-    for name in ("ord", "srk", "scl", "ford", "tot", "fi", "ff", "fh", "S", "P", "recL", "recR", "recS", "q"):
+    for name in ("ord", "srk", "scl", "ford", "tot", "fi", "ff", "fh", "S", "P", "recL", "recR", "recS", "q", "si"):
         a = getattr(state, name)
-        b = np.zeros((levels,) + a.shape[1:], dtype=a.dtype)
-        b[:old] = a
+        extra = a.shape[0] - old  # the root's slots come before the levels' ones
+        b = np.zeros((extra + levels,) + a.shape[1:], dtype=a.dtype)
+        b[:a.shape[0]] = a
         changes[name] = b
     return state._replace(**changes)
 

@@ -46,3 +46,27 @@ def test_advice_names_only_a_coarser_binarization_than_the_chosen_one():
     assert not any("boosted" in s or "quantile" in s for s in boosted["suggestions"])
     no_lambda = estimate(14_000, 569, 0.37, 0.001, 6, has_lambda=False)
     assert not any("λ" in s for s in no_lambda["suggestions"])
+
+
+def test_numeric_columns_searched_in_order_are_judged_by_rows_columns_and_depth():
+    # Check issue 18, item 5: thousands of exact thresholds no longer make STreeD or GOSDT "very hard" by
+    # themselves; rows × columns and depth do, and the advice names what applies to the ordered search.
+    from solver import registry
+    from solver.estimate import estimate_for
+
+    streed, gosdt = registry.get("streed"), registry.get("gosdt")
+    bank = [1072, 1029, 1024, 953]  # bank.csv: 4 numeric columns, 4,078 exact thresholds, 1,097 rows
+    easy = estimate_for(streed, 4078, 1097, 0.44, streed.clean({"max_depth": 3}), column_cuts=bank)
+    assert easy["level"] == "easy" and easy["ordered"] and not easy["warnings"]
+    eeg = [576] * 14
+    hard = estimate_for(streed, sum(eeg), 11_984, 0.45, streed.clean({"max_depth": 3}), column_cuts=eeg)
+    assert hard["level"] == "hard" and any("quantile" in s and "approximation" in s for s in hard["suggestions"])
+    assert not any("λ" in s for s in hard["suggestions"])  # STreeD has no λ
+    # The 0/1 search's model still judges what the ordered search does not serve (F1) and explicit binary runs.
+    f1 = estimate_for(streed, 4078, 1097, 0.44, streed.clean({"max_depth": 3, "task": "f1"}), column_cuts=bank)
+    assert f1["level"] == "very hard" and "ordered" not in f1
+    binary = estimate_for(gosdt, 4078, 1097, 0.44, gosdt.clean({"max_depth": 3, "threshold_search": "binary"}),
+                          column_cuts=bank)
+    assert binary["level"] == "very hard"
+    unlimited = estimate_for(gosdt, 4078, 1097, 0.44, gosdt.clean({"regularization": 0.001}), column_cuts=bank)
+    assert unlimited["ordered"] and unlimited["level"] == "very hard" and any("depth" in s for s in unlimited["suggestions"])
