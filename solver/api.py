@@ -253,9 +253,18 @@ def _result(spec, config, problem, limits, search, status, trace, run_stats):
         metrics=metrics.evaluate(model, getattr(search, "problem", problem)),
         trace=trace,
         stats=stats,
-        problem={**problem.summary(), "searched": feature_summary.summarize(problem.features, problem.ordered)},
+        problem=_problem_summary(problem, search),
         extras=search.extras() if hasattr(search, "extras") else {},
     )
+
+
+def _problem_summary(problem, search):
+    """Return ``Problem.summary()`` with what the search picked its splits from (and which columns in order)."""
+    summary = {**problem.summary(), "searched": feature_summary.summarize(problem.features, problem.ordered)}
+    direct = getattr(search, "searched_directly", None)
+    if direct is not None:
+        summary["binarization"] = {**summary.get("binarization", {}), "searched_directly": direct()}
+    return summary
 
 
 INCUMBENT_INTERVAL_SECONDS = 1.0

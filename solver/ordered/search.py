@@ -121,6 +121,12 @@ class OrderedSearch:
     def state_bytes(self):
         return self.engine.state_bytes()
 
+    def searched_directly(self):
+        """Return the raw columns whose thresholds the search walked in order (families of more than one cut)."""
+        features = self.problem.features
+        return sorted({features[int(start)].get("column") for start, size in zip(self.columns.offset,
+                                                                                  self.columns.size) if size > 1})
+
     def nested(self):
         """Return the best tree as nested tuples over binary features: ``(label,)`` or ``(feature, left, right)``.
 
