@@ -77,7 +77,7 @@ def ours_fit(name, task, depth, time_limit):
     X, y = load(name)
     compile_seconds = warm("streed")
     problem = make_problem(X[:, 1:], y, group=X[:, 0]) if task == "demographic_parity" else make_problem(X, y)
-    params = {"task": task, "max_depth": depth, "delta": DELTA}
+    params = {"objective": task, "max_depth": depth, "delta": DELTA}
     result, wall, first = best_of(lambda: solve(problem, "streed", params, Limits(time_limit=time_limit)))
     value = result.extras["value"]
     value = value["F1"] if task == "f1" else value["misclassifications"]
@@ -104,7 +104,7 @@ def run_case(name, task, depth, time_limit):
         if not (ref.get("fit_seconds") and ours.get("fit_seconds")) \
                 or max(ref["fit_seconds"], ours["fit_seconds"]) > QUICK_SECONDS:
             break
-    row = {"dataset": name, "task": task, "max_depth": depth, "ours_value": ours.get("value"),
+    row = {"dataset": name, "objective": task, "max_depth": depth, "ours_value": ours.get("value"),
            "ref_value": ref.get("value"), "status": ours.get("status"), "ours_seconds": ours.get("fit_seconds"),
            "ours_compile": ours.get("compile_seconds"), "ref_seconds": ref.get("fit_seconds"),
            "ours_first_seconds": ours.get("first_seconds"), "ref_first_seconds": ref.get("first_seconds"),

@@ -176,6 +176,7 @@ class Algorithm:
     multiclass: bool | Callable = False
     check: Callable | None = None
     search_features: Callable | None = None  # (n binary features, config) -> features the search considers
+    renamed: dict = field(default_factory=dict)  # former parameter name -> its name now (still accepted)
 
     def param(self, name):
         for p in self.params:
@@ -189,7 +190,7 @@ class Algorithm:
         Unknown names are refused (a typo must not silently fall back to a
         default); missing names take their defaults.
         """
-        params = dict(params or {})
+        params = {self.renamed.get(k, k): v for k, v in dict(params or {}).items()}
         known = {p.name for p in self.params}
         unknown = sorted(set(params) - known)
         if unknown:

@@ -21,7 +21,6 @@ from solver import predicates, registry, survival
 from solver.api import Limits, solve
 from solver.data.binarize import Roles, make_problem
 from solver.data.table import Table
-from solver.problem import Problem
 from solver.survival_metrics import tree_metrics
 
 SOLVE_OPTIONS = ("time_limit", "node_limit", "binarize")
@@ -59,7 +58,7 @@ class SolverClassifierMixin(ClassifierMixin):
         table.columns["__label__"] = np.array([_label_text(v) for v in y], dtype=object)
         problem = make_problem(table, Roles(label="__label__"), self.binarize)
         if sample_weight is not None:
-            problem = Problem(**{**problem.__dict__, "sample_weight": np.asarray(sample_weight, dtype=np.float64)})
+            problem = problem.with_changes(sample_weight=np.asarray(sample_weight, dtype=np.float64))
         return problem
 
     def _binary_features(self, X):
@@ -363,7 +362,7 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
 class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
     """STreeD: the optimal tree of a given depth (and node budget) for a separable objective.
 
-    ``task`` is ``accuracy``, ``cost_sensitive`` (misclassification plus the
+    ``objective`` is ``accuracy``, ``cost_sensitive`` (misclassification plus the
     test costs given to ``fit`` as ``feature_cost``, one per column of X; the
     binary features of one column pay once), ``f1`` (best F1 over the front of
     false negatives and false positives), ``demographic_parity`` or
@@ -378,13 +377,13 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "streed"
 
-    def __init__(self, *, task="accuracy", max_depth=3, max_nodes=None, min_samples_leaf=1, delta=0.01,
+    def __init__(self, *, objective="accuracy", max_depth=3, max_nodes=None, min_samples_leaf=1, delta=0.01,
                  misclassification_costs=None, teacher="doubly_robust", capacity=None, reference_treatment=None,
                  use_depth_two_solver=True,
                  use_upper_bound=True, use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
                  use_branch_caching=False, threshold_search="auto", time_limit=None, node_limit=None,
                  binarize="exact"):
-        self.task = task
+        self.objective = objective
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.min_samples_leaf = min_samples_leaf
@@ -406,7 +405,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, group=None, feature_cost=None):
         """Fit the tree; return ``self``."""
-        if self.task == "policy":
+        if self.objective == "policy":
             raise ValueError("For policy trees use STreeDPolicyTree.")
         if y is not None and len(np.unique(np.asarray(y))) < 2:
             raise ValueError("STreeD needs two classes to learn from; y has one class.")
@@ -434,7 +433,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
             roles["feature_cost"] = dict(zip(names, costs.tolist()))
         problem = make_problem(table, Roles(**roles), self.binarize)
         if sample_weight is not None:
-            problem = Problem(**{**problem.__dict__, "sample_weight": np.asarray(sample_weight, dtype=np.float64)})
+            problem = problem.with_changes(sample_weight=np.asarray(sample_weight, dtype=np.float64))
         self._costs_text = self._costs(problem, np.unique(y))
         return problem
 
@@ -487,7 +486,7 @@ class STreeDPolicyTree(BaseEstimator):
         table.columns["__treatment__"] = np.array([_label_text(v) for v in np.asarray(treatment)], dtype=object)
         table.columns["__outcome__"] = np.asarray(outcome, dtype=np.float64)
         problem = make_problem(table, Roles(treatment="__treatment__", outcome="__outcome__"), self.binarize)
-        params = {"task": "policy", "max_depth": self.max_depth, "max_nodes": self.max_nodes,
+        params = {"objective": "policy", "max_depth": self.max_depth, "max_nodes": self.max_nodes,
                   "min_samples_leaf": self.min_samples_leaf, "teacher": self.teacher, "capacity": self.capacity,
                   "reference_treatment": None if self.reference_treatment is None else _label_text(self.reference_treatment)}
         self.result_ = solve(problem, "streed", params, Limits(time_limit=self.time_limit, node_limit=self.node_limit))

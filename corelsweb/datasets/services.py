@@ -267,8 +267,8 @@ def roles_allow(dataset, algorithm):
     """Return True when ``dataset``'s roles let ``algorithm`` run with one of its tasks (defaults otherwise)."""
     have = {k for k, v in dataset.roles.items() if v}
     configs = [{}]
-    if callable(algorithm.requires) and any(p.name == "task" for p in algorithm.params):
-        configs = [{"task": choice} for choice in algorithm.param("task").choices]
+    if callable(algorithm.requires) and any(p.name == "objective" for p in algorithm.params):
+        configs = [{"objective": choice} for choice in algorithm.param("objective").choices]
     for raw in configs:
         try:
             config = algorithm.clean(raw)

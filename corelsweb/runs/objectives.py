@@ -26,8 +26,6 @@ def objective_name(algorithm, config):
     """Return the objective a run of ``algorithm`` with ``config`` minimises (a key of ``OBJECTIVE_WORDS``)."""
     if algorithm == "osst":
         return "ibs"
-    if algorithm == "streed":
-        return config.get("task") or "accuracy"
     return config.get("objective") or "accuracy"
 
 

@@ -40,7 +40,7 @@ def selection_metric(algorithm, params):
     """Return the validation metric a path chooses λ by, from the algorithm's objective."""
     if algorithm == "osst":
         return "ibs"
-    objective = params.get("objective") or params.get("task") or "accuracy"
+    objective = params.get("objective") or "accuracy"
     return objective if objective in METRICS else "accuracy"
 
 

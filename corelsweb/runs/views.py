@@ -99,7 +99,7 @@ def result_context(v):
         "panels": panels_for_result(result),
         "metrics": metric_table.metric_table(result),
         "overfitting": metric_table.overfitting_warnings(result),
-        "fairness": metric_table.fairness_table(result, v.get("group_names"), (result.get("params") or {}).get("task")),
+        "fairness": metric_table.fairness_table(result, v.get("group_names"), (result.get("params") or {}).get("objective")),
         "searched": metric_table.searched_features(result, v.get("features_preview"), v.get("evaluation")),
         "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
         "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
@@ -327,7 +327,7 @@ def comparison_rows(runs):
 
     def discrimination(r, holdout=False):
         block = metric(r, "fairness", holdout) or {}
-        task = (r.result.get("params") or {}).get("task")
+        task = (r.result.get("params") or {}).get("objective")
         return block.get(task if task == "equality_of_opportunity" else "demographic_parity")
 
     measures = [("status", lambda r: r.get_status_display(), None),

@@ -23,7 +23,7 @@ def prefers(n_features, n_families):
 def chosen(algorithm, config, n_features, n_families):
     """Whether ``algorithm`` with ``config`` searches thresholds in order on data of this shape."""
     if algorithm == "streed":
-        able = config.get("task") in STREED_TASKS and not (config.get("task") == "policy"
+        able = config.get("objective") in STREED_TASKS and not (config.get("objective") == "policy"
                                                             and config.get("capacity") is not None)
     elif algorithm == "gosdt":
         able = config.get("objective") in GOSDT_OBJECTIVES

@@ -20,13 +20,13 @@ def _switch(name, label, help_text, default=True):
 def _requires(config):
     roles = {"policy": ("treatment", "outcome"), "demographic_parity": ("label", "group"),
              "equality_of_opportunity": ("label", "group")}
-    return roles.get(config["task"], ("label",))
+    return roles.get(config["objective"], ("label",))
 
 
 def _check(config):
-    if config["task"] in ("f1", "demographic_parity", "equality_of_opportunity") and config["min_samples_leaf"] < 1:
+    if config["objective"] in ("f1", "demographic_parity", "equality_of_opportunity") and config["min_samples_leaf"] < 1:
         raise ParameterError("min_samples_leaf must be at least 1.")
-    if config["task"] == "cost_sensitive" and config.get("misclassification_costs"):
+    if config["objective"] == "cost_sensitive" and config.get("misclassification_costs"):
         try:
             cost_rows(config["misclassification_costs"])
         except ValueError as e:
@@ -64,7 +64,7 @@ ALGORITHM = Algorithm(
     ),
     search_module="solver.streed.search",
     params=(
-        Param("task", "choice", "accuracy",
+        Param("objective", "choice", "accuracy",
               "What the tree optimises: accuracy (fewest misclassifications), cost_sensitive (misclassification "
               "costs, below, plus feature test costs), f1 (best F1 over the front of false negatives and false "
               "positives), demographic_parity / equality_of_opportunity (fewest errors with discrimination at most δ), "
@@ -81,27 +81,27 @@ ALGORITHM = Algorithm(
               "Largest allowed discrimination: |P(ŷ=1 | group) − P(ŷ=1 | other)| (demographic parity) or the "
               "same among positive rows (equality of opportunity), on the training data.",
               label="Fairness δ", minimum=0.0, maximum=1.0, group="objective",
-              visible_when={"task": ("demographic_parity", "equality_of_opportunity")}),
+              visible_when={"objective": ("demographic_parity", "equality_of_opportunity")}),
         Param("misclassification_costs", "text", None,
               "What each error costs: one row per true class, one number per predicted class, rows separated by "
               "';', numbers by spaces or commas, classes in the confusion matrix's order (sorted, the positive "
               "class last when one is chosen). For classes no, yes: '0 1; 5 0' makes a missed yes cost 5 and a "
               "false yes 1. Empty: every error costs 1.",
               label="Misclassification costs", optional=True, group="objective",
-              visible_when={"task": ("cost_sensitive",)}),
+              visible_when={"objective": ("cost_sensitive",)}),
         Param("teacher", "choice", "doubly_robust",
               "How each row scores each treatment: direct (a ridge regression of the outcome per treatment), "
               "ipw (observed outcome over the treatment's share) or doubly_robust (both).",
-              choices=("direct", "ipw", "doubly_robust"), group="objective", visible_when={"task": ("policy",)}),
+              choices=("direct", "ipw", "doubly_robust"), group="objective", visible_when={"objective": ("policy",)}),
         Param("capacity", "float", None,
               "Largest share of rows the policy may send to a treatment other than the reference treatment "
               "(below). A capacity constraint (App. A.4). Empty: no limit.",
               label="Treatment capacity", minimum=0.0, maximum=1.0, optional=True, group="objective",
-              visible_when={"task": ("policy",)}),
+              visible_when={"objective": ("policy",)}),
         Param("reference_treatment", "text", None,
               "The treatment that uses no capacity (say, no intervention), as written in the treatment column. "
               "Empty: the first treatment value in sorted order (0 for 0/1 treatments).",
-              label="Reference treatment", optional=True, group="objective", visible_when={"task": ("policy",)}),
+              label="Reference treatment", optional=True, group="objective", visible_when={"objective": ("policy",)}),
         _switch("use_depth_two_solver", "Depth-two solver (App. B)",
                 "Solve every depth-two subproblem from one pass of feature-pair counts."),
         _switch("use_upper_bound", "Upper bounds (App. B, Eqs. 38–42)",
@@ -123,6 +123,7 @@ ALGORITHM = Algorithm(
               label="Threshold search", choices=("auto", "ordered", "binary"), group="search"),
     ),
     requires=_requires,
-    multiclass=lambda config: config["task"] in ("accuracy", "cost_sensitive"),
+    multiclass=lambda config: config["objective"] in ("accuracy", "cost_sensitive"),
+    renamed={"task": "objective"},
     check=_check,
 )

@@ -61,7 +61,7 @@ def warmup():
     warm_ordered()
     for task in ("accuracy", "f1", "demographic_parity"):
         for depth, d2 in ((2, True), (3, True), (4, True), (3, False)):  # each entry point of every kernel
-            config = ALGORITHM.clean({"task": task, "max_depth": depth, "use_depth_two_solver": d2})
+            config = ALGORITHM.clean({"objective": task, "max_depth": depth, "use_depth_two_solver": d2})
             search = STreeDSearch(problem, config)
             while not search.step(64):
                 pass
@@ -185,7 +185,7 @@ class STreeDSearch:
             leaves = self.task.leaf_values(self.task.A.sum(axis=0))
             out["constant_policies"] = {name: self.task.describe(leaves[k])["policy_value"]
                                         for k, name in enumerate(self.task.labels)}
-        if self.config["task"] in ("demographic_parity", "equality_of_opportunity"):
+        if self.config["objective"] in ("demographic_parity", "equality_of_opportunity"):
             out["delta"] = float(self.config["delta"])
         if self.task.kind == "policy" and self.config.get("capacity") is not None:
             out["capacity"] = float(self.config["capacity"])

@@ -94,7 +94,7 @@ def test_survival_and_wide_trees_read_whole_and_no_card_overflows(browser, live_
     # STreeD's F1 front: each tree of the menu brings its own width, so labels never overlap.
     tic = upload(page, live_server.url, "tic-tac-toe.csv")
     page.goto(tic + "runs/new/streed/")
-    page.select_option("#id_p_task", "f1")
+    page.select_option("#id_p_objective", "f1")
     page.fill("#id_p_max_depth", "3")
     page.click("text=Start the run")
     page.wait_for_selector("#panel-streed-front-trees [data-drawn='1']", timeout=240_000)

@@ -51,9 +51,9 @@ def test_it_refuses_bad_parameters_before_solving():
     with pytest.raises(ParameterError, match="no algorithm called"):
         solve(monk1(), "nope")
     with pytest.raises(ParameterError, match="reference_treatment must be a text of at most 200 characters"):
-        solve(monk1(), "streed", {"task": "policy", "reference_treatment": "x" * 201})
+        solve(monk1(), "streed", {"objective": "policy", "reference_treatment": "x" * 201})
     with pytest.raises(ParameterError, match="reference_treatment must be a text"):
-        solve(monk1(), "streed", {"task": "policy", "reference_treatment": 3})
+        solve(monk1(), "streed", {"objective": "policy", "reference_treatment": 3})
 
 
 def test_it_refuses_a_label_with_one_class():

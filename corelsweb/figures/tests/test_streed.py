@@ -22,7 +22,7 @@ def panels(result):
 
 
 def test_it_draws_the_f1_front_with_one_tree_per_point():
-    result = solve(problem(), "streed", {"task": "f1", "max_depth": 2})
+    result = solve(problem(), "streed", {"objective": "f1", "max_depth": 2})
     assert_bound_trace_valid(result.trace, result.status)
     shown = panels(result)
     front = shown["streed-front"]["figure"]
@@ -43,7 +43,7 @@ def test_it_draws_the_f1_front_with_one_tree_per_point():
 def test_it_draws_the_fairness_front_with_the_delta_line():
     rng = np.random.default_rng(1)
     result = solve(problem(group=rng.integers(0, 2, 60)), "streed",
-                   {"task": "demographic_parity", "max_depth": 2, "delta": 0.05})
+                   {"objective": "demographic_parity", "max_depth": 2, "delta": 0.05})
     front = panels(result)["streed-front"]["figure"]
     assert front["layout"]["shapes"][0]["y0"] == 0.05
     chosen = [p for p in result.extras["front"] if p["chosen"]][0]
@@ -55,7 +55,7 @@ def test_it_draws_the_fairness_front_with_the_delta_line():
 def test_it_compares_the_policy_with_treating_everyone_alike():
     rng = np.random.default_rng(2)
     p = problem(treatment=rng.integers(0, 2, 60), treatments=["a", "<b>b</b>"], outcome=rng.normal(size=60))
-    result = solve(p, "streed", {"task": "policy", "max_depth": 2, "teacher": "direct"})
+    result = solve(p, "streed", {"objective": "policy", "max_depth": 2, "teacher": "direct"})
     bars = panels(result)["streed-policy"]["figure"]["data"][0]
     assert bars["x"] == ["tree", "all a", "all &lt;b&gt;b&lt;/b&gt;"]
     assert bars["y"][0] >= max(bars["y"][1:]) - 1e-9  # the optimal policy beats every constant one
@@ -64,7 +64,7 @@ def test_it_compares_the_policy_with_treating_everyone_alike():
 def test_it_draws_the_capacity_constrained_policy_front():
     rng = np.random.default_rng(4)
     p = problem(treatment=rng.integers(0, 2, 60), treatments=["none", "<i>drug</i>"], outcome=rng.normal(size=60))
-    result = solve(p, "streed", {"task": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.25,
+    result = solve(p, "streed", {"objective": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.25,
                                  "reference_treatment": "<i>drug</i>"})
     chosen = [q for q in result.extras["front"] if q["chosen"]][0]
     assert chosen["values"]["treated_share"] <= 0.25

@@ -20,7 +20,7 @@ def make_streed_run(owner, params):
 
 
 def test_an_f1_run_shows_the_front_and_a_tree_per_point(alice_client, alice):
-    run, result = make_streed_run(alice, {"task": "f1", "max_depth": 2})
+    run, result = make_streed_run(alice, {"objective": "f1", "max_depth": 2})
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert result.status == "optimal"
     assert "Pareto front at the root" in page and "fig-streed-front-trees" in page
@@ -28,7 +28,7 @@ def test_an_f1_run_shows_the_front_and_a_tree_per_point(alice_client, alice):
 
 
 def test_charlie_cannot_see_a_streed_run(alice, charlie_client):
-    run, _ = make_streed_run(alice, {"task": "accuracy", "max_depth": 2})
+    run, _ = make_streed_run(alice, {"objective": "accuracy", "max_depth": 2})
     assert charlie_client.get(run.get_absolute_url()).status_code == 404
 
 
@@ -41,7 +41,7 @@ POLICY_CSV = b"a,b,treatment,outcome\n" + b"".join(
 def test_a_capacity_constrained_policy_run_shows_its_front_and_treats_at_most_the_capacity(alice_client, alice):
     dataset = make_dataset(alice, data=POLICY_CSV, name="trial", roles={"treatment": "treatment", "outcome": "outcome"})
     run = make_run(alice, dataset, status=Run.Status.RUNNING, algorithm="streed",
-                   params={"task": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.2})
+                   params={"objective": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.2})
     result = solve(load_problem(run.dataset), "streed", run.params)
     finish_with_result(run.pk, result)
     assert result.status == "optimal"
@@ -59,7 +59,7 @@ def test_a_cost_sensitive_run_takes_its_misclassification_costs_from_the_form(
     dataset = make_dataset(alice, data=CSV, name="xor")
     url = reverse("run-new", args=[dataset.pk, "streed"])
     assert 'name="p_misclassification_costs"' in alice_client.get(url).content.decode()
-    form = {"time_limit": 30, "memory_limit_mb": 1024, "p_task": "cost_sensitive", "p_max_depth": 2,
+    form = {"time_limit": 30, "memory_limit_mb": 1024, "p_objective": "cost_sensitive", "p_max_depth": 2,
             "p_min_samples_leaf": 1, "p_delta": 0.01, "p_teacher": "doubly_robust"}
     bad = alice_client.post(url, {**form, "p_misclassification_costs": "0 1; 5"})
     assert bad.status_code == 400 and "must be a square table" in bad.content.decode()

@@ -169,10 +169,10 @@ class TestCosts:
 
 
 def make_task(problem, config, **options):
-    """Return the ``Task`` named by ``config["task"]`` for ``problem``."""
+    """Return the ``Task`` named by ``config["objective"]`` for ``problem``."""
     from solver.streed.tasks import accuracy, cost, f1, fairness, policy
 
     makers = {"accuracy": accuracy.make, "cost_sensitive": cost.make, "f1": f1.make,
               "demographic_parity": fairness.make, "equality_of_opportunity": fairness.make,
               "policy": policy.make}
-    return makers[config["task"]](problem, config, **options)
+    return makers[config["objective"]](problem, config, **options)

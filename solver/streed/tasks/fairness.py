@@ -26,7 +26,7 @@ def make(problem, config):
     if not np.isin(group, (0, 1)).all():
         raise ValueError("the protected group must be 0 or 1")
     y = problem.y
-    opportunity = config["task"] == "equality_of_opportunity"
+    opportunity = config["objective"] == "equality_of_opportunity"
     counted = (y == 1) if opportunity else np.ones_like(y, dtype=bool)
     n_a, n_b = int((counted & (group == 1)).sum()), int((counted & (group == 0)).sum())
     if n_a == 0 or n_b == 0:
@@ -52,6 +52,6 @@ def make(problem, config):
                 "discrimination": max(float(v[1]), float(v[2])) / scale - 1.0}
 
     return Task(
-        name=config["task"], A=A, L=L, caps=np.array([np.inf, cap, cap]), labels=list(problem.classes),
+        name=config["objective"], A=A, L=L, caps=np.array([np.inf, cap, cap]), labels=list(problem.classes),
         similarity=False, root_scalar=True, objective=lambda v: float(v[0]) / total, describe=describe,
     )

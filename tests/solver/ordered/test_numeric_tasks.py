@@ -73,7 +73,7 @@ def streed_check(problem, params, expect_ordered):
        st.sampled_from(["ordered", "binary"]))
 def test_accuracy_with_classes_and_weights(problem, depth, nodes, min_leaf, search):
     # Check multi-class weighted accuracy on numeric columns, by the ordered and the 0/1 search.
-    params = {"task": "accuracy", "max_depth": depth, "max_nodes": nodes, "min_samples_leaf": min_leaf,
+    params = {"objective": "accuracy", "max_depth": depth, "max_nodes": nodes, "min_samples_leaf": min_leaf,
               "threshold_search": search}
     streed_check(problem, params, search == "ordered")
 
@@ -83,7 +83,7 @@ def test_accuracy_with_classes_and_weights(problem, depth, nodes, min_leaf, sear
 def test_misclassification_costs(problem, depth, nodes, costs):
     # Check a cost table (true class by row) on numeric columns.
     text = "; ".join(" ".join(str(c) for c in costs[3 * i:3 * i + 3]) for i in range(3))
-    params = {"task": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, "misclassification_costs": text,
+    params = {"objective": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, "misclassification_costs": text,
               "threshold_search": "ordered"}
     streed_check(problem, params, True)
 
@@ -92,7 +92,7 @@ def test_misclassification_costs(problem, depth, nodes, costs):
 @given(numeric(roles=("policy",)), DEPTH, st.sampled_from(["direct", "ipw", "doubly_robust"]))
 def test_policy_trees(problem, depth, teacher):
     # Check policy trees (no capacity) on numeric columns.
-    params = {"task": "policy", "max_depth": depth, "teacher": teacher, "threshold_search": "ordered"}
+    params = {"objective": "policy", "max_depth": depth, "teacher": teacher, "threshold_search": "ordered"}
     streed_check(problem, params, True)
 
 
@@ -100,8 +100,8 @@ def test_policy_trees(problem, depth, teacher):
 @given(numeric(), st.just(1) | st.just(2))
 def test_f1_front_on_numeric_columns(problem, depth):
     # Check F1 (a front: the 0/1 search) on numeric columns: the reported tree has the best F1 of any tree.
-    result = solve(problem, "streed", {"task": "f1", "max_depth": depth})
-    search = make_search(problem, STREED.clean({"task": "f1", "max_depth": depth}))
+    result = solve(problem, "streed", {"objective": "f1", "max_depth": depth})
+    search = make_search(problem, STREED.clean({"objective": "f1", "max_depth": depth}))
     expected = oracle.front(search.task, problem.X, depth)
     assert result.status == "optimal"
     assert result.objective == pytest.approx(min(search.task.objective(np.array(v)) for v in expected), abs=1e-9)
@@ -112,7 +112,7 @@ def test_f1_front_on_numeric_columns(problem, depth):
        st.sampled_from(["demographic_parity", "equality_of_opportunity"]), st.sampled_from([0.1, 0.3, 1.0]))
 def test_fairness_constraints_on_numeric_columns(problem, depth, task, delta):
     # Check fewest errors under a fairness constraint on numeric columns against brute force.
-    params = {"task": task, "max_depth": depth, "delta": delta}
+    params = {"objective": task, "max_depth": depth, "delta": delta}
     try:
         search = make_search(problem, STREED.clean(params))
     except ProblemError:

@@ -23,21 +23,21 @@ def test_it_fits_accuracy_f1_and_fairness_on_raw_numbers():
     group = (X[:, 2] > 0).astype(int)
     accuracy = STreeDClassifier(max_depth=2).fit(X, y)
     assert accuracy.optimal_ and accuracy.score(X, y) > 0.8
-    f1 = STreeDClassifier(task="f1", max_depth=2).fit(X, y)
+    f1 = STreeDClassifier(objective="f1", max_depth=2).fit(X, y)
     assert f1.front_ and any(p["chosen"] for p in f1.front_)
-    fair = STreeDClassifier(task="demographic_parity", delta=0.02, max_depth=2).fit(X, y, group=group)
+    fair = STreeDClassifier(objective="demographic_parity", delta=0.02, max_depth=2).fit(X, y, group=group)
     predicted = fair.predict(X)
     assert abs(predicted[group == 1].mean() - predicted[group == 0].mean()) <= 0.02 + 1e-12
     with pytest.raises(ValueError):
-        STreeDClassifier(task="demographic_parity").fit(X, y)
+        STreeDClassifier(objective="demographic_parity").fit(X, y)
 
 
 def test_it_charges_test_costs_once_per_column():
     rng = np.random.default_rng(1)
     X = rng.integers(0, 4, size=(100, 2)).astype(float)
     y = (X[:, 0] >= 2).astype(int)
-    cheap = STreeDClassifier(task="cost_sensitive", max_depth=2).fit(X, y, feature_cost=[0.0, 0.0])
-    costly = STreeDClassifier(task="cost_sensitive", max_depth=2).fit(X, y, feature_cost=[10.0, 10.0])
+    cheap = STreeDClassifier(objective="cost_sensitive", max_depth=2).fit(X, y, feature_cost=[0.0, 0.0])
+    costly = STreeDClassifier(objective="cost_sensitive", max_depth=2).fit(X, y, feature_cost=[10.0, 10.0])
     assert cheap.tree_.n_nodes > 1 and costly.tree_.n_nodes == 1  # a test costing more than any error is never made
 
 
@@ -72,12 +72,12 @@ def test_misclassification_costs_follow_classes_order():
     rng = np.random.default_rng(1)
     X = rng.integers(0, 2, (80, 4))
     y = np.where((X[:, 0] & X[:, 1]) | (rng.random(80) < 0.2), "yes", "no")
-    table = STreeDClassifier(task="cost_sensitive", max_depth=2, misclassification_costs=[[0, 1], [5, 0]]).fit(X, y)
-    text = STreeDClassifier(task="cost_sensitive", max_depth=2, misclassification_costs="0 1; 5 0").fit(X, y)
+    table = STreeDClassifier(objective="cost_sensitive", max_depth=2, misclassification_costs=[[0, 1], [5, 0]]).fit(X, y)
+    text = STreeDClassifier(objective="cost_sensitive", max_depth=2, misclassification_costs="0 1; 5 0").fit(X, y)
     predicted = table.predict(X)
     cost = np.sum((y == "no") & (predicted == "yes")) + 5 * np.sum((y == "yes") & (predicted == "no"))
     assert table.result_.extras["value"]["cost"] == cost == text.result_.extras["value"]["cost"]
     accuracy = STreeDClassifier(max_depth=2).fit(X, y).predict(X)
     assert np.sum((y == "yes") & (predicted == "no")) <= np.sum((y == "yes") & (accuracy == "no"))
     with pytest.raises(ValueError, match="needs a 2 × 2 table"):
-        STreeDClassifier(task="cost_sensitive", misclassification_costs=[[0, 1, 1]]).fit(X, y)
+        STreeDClassifier(objective="cost_sensitive", misclassification_costs=[[0, 1, 1]]).fit(X, y)

@@ -20,9 +20,9 @@ YA = np.array([0, 0, 0, 1, 1, 1, 1])
 ])
 def test_example_a_misclassification_and_f1_front(depth, nodes, errors, front):
     problem = make_problem(XA, YA)
-    accuracy = run(problem, {"task": "accuracy", "max_depth": depth, "max_nodes": nodes})
+    accuracy = run(problem, {"objective": "accuracy", "max_depth": depth, "max_nodes": nodes})
     assert accuracy.front.values[0, 0] == errors
-    f1 = run(problem, {"task": "f1", "max_depth": depth, "max_nodes": nodes})
+    f1 = run(problem, {"objective": "f1", "max_depth": depth, "max_nodes": nodes})
     assert root_front(f1) == front
     assert min(sum(v) for v in root_front(f1)) == errors  # min(FN + FP) over the front = accuracy optimum
 
@@ -30,10 +30,10 @@ def test_example_a_misclassification_and_f1_front(depth, nodes, errors, front):
 def test_example_a_best_f1():
     # Check d = 1 picks split b (F1 0.75) and d = 2 reaches 8/9.
     problem = make_problem(XA, YA)
-    one = run(problem, {"task": "f1", "max_depth": 1})
+    one = run(problem, {"objective": "f1", "max_depth": 1})
     assert one.task.describe(one.chosen()[0])["F1"] == pytest.approx(0.75)
     assert one.chosen()[1][0] == 1
-    two = run(problem, {"task": "f1", "max_depth": 2})
+    two = run(problem, {"objective": "f1", "max_depth": 2})
     assert two.task.describe(two.chosen()[0])["F1"] == pytest.approx(8 / 9)
 
 
@@ -53,7 +53,7 @@ def test_example_b_demographic_parity(depth, delta, errors, front):
     # root keeps only trees with the fewest errors it has seen: same optimum, points on the front.
     scale = 16.0  # N(a)·N(ā)
     for relaxed in (True, False):
-        search = run(make_problem(XB, YB, group=SB), {"task": "demographic_parity", "max_depth": depth,
+        search = run(make_problem(XB, YB, group=SB), {"objective": "demographic_parity", "max_depth": depth,
                                                       "delta": delta, "use_upper_bound": relaxed})
         value = search.chosen()[0]
         assert value[0] == errors
@@ -67,7 +67,7 @@ def test_example_b_demographic_parity(depth, delta, errors, front):
 def test_example_c_cost_sensitive(depth, discount, optimum):
     M = np.array([[0.0, 2.0], [3.0, 0.0]])
     costs = TestCosts([0.1, 0.1], [0.05, 0.05] if discount else [0.1, 0.1], [0, 1], [0, 0])
-    search = run(make_problem(XA, YA), {"task": "cost_sensitive", "max_depth": max(depth, 1),
+    search = run(make_problem(XA, YA), {"objective": "cost_sensitive", "max_depth": max(depth, 1),
                                         "max_nodes": None if depth else 0}, costs=costs, misclassification=M)
     assert search.front.values[0, 0] == pytest.approx(optimum, abs=1e-12)
     if depth == 2:
@@ -85,7 +85,7 @@ VD = np.array([[0.9, 0.4], [0.8, 0.3], [0.2, 0.9], [0.1, 0.7]])
 def test_example_d_policy(teacher, leaf, split):
     problem = make_problem(XD, treatment=KD, outcome=YD)
     for depth, nodes, best in ((1, 0, leaf), (1, None, split)):
-        search = run(problem, {"task": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+        search = run(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
                      outcomes=VD, propensity=MUD)
         assert search.task.describe(search.chosen()[0])["policy_value"] == pytest.approx(best, abs=1e-12)
     assert search.chosen()[1] == (0, (0,), (1,))  # a=0 → 0, a=1 → 1
@@ -104,10 +104,10 @@ def test_cost_sensitive_with_unit_costs_is_accuracy():
     rng = np.random.default_rng(3)
     X, y = rng.integers(0, 2, (60, 6)), rng.integers(0, 2, 60)
     problem = make_problem(X, y)
-    accuracy = run(problem, {"task": "accuracy", "max_depth": 3})
-    cost = run(problem, {"task": "cost_sensitive", "max_depth": 3})
-    f1 = run(problem, {"task": "f1", "max_depth": 3})
-    fair = run(make_problem(X, y, group=rng.integers(0, 2, 60)), {"task": "demographic_parity", "max_depth": 3,
+    accuracy = run(problem, {"objective": "accuracy", "max_depth": 3})
+    cost = run(problem, {"objective": "cost_sensitive", "max_depth": 3})
+    f1 = run(problem, {"objective": "f1", "max_depth": 3})
+    fair = run(make_problem(X, y, group=rng.integers(0, 2, 60)), {"objective": "demographic_parity", "max_depth": 3,
                                                                   "delta": 1.0})
     assert accuracy.front.values[0, 0] == cost.front.values[0, 0] == min(f1.front.values.sum(axis=1))
     assert fair.chosen()[0][0] == accuracy.front.values[0, 0]
@@ -117,7 +117,7 @@ def test_policy_with_indicator_scores_is_accuracy():
     # DM scores 1(t = k_i) make the policy value |D| − misclassifications.
     rng = np.random.default_rng(4)
     X, y = rng.integers(0, 2, (50, 5)), rng.integers(0, 3, 50)
-    accuracy = run(make_problem(X, y, n_classes=3), {"task": "accuracy", "max_depth": 3})
+    accuracy = run(make_problem(X, y, n_classes=3), {"objective": "accuracy", "max_depth": 3})
     problem = make_problem(X, treatment=y, outcome=np.zeros(50))
-    policy = run(problem, {"task": "policy", "teacher": "direct", "max_depth": 3}, outcomes=np.eye(3)[y])
+    policy = run(problem, {"objective": "policy", "teacher": "direct", "max_depth": 3}, outcomes=np.eye(3)[y])
     assert policy.task.describe(policy.chosen()[0])["policy_value"] == pytest.approx(50 - accuracy.front.values[0, 0])

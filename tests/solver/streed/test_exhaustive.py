@@ -64,7 +64,7 @@ def test_accuracy_matches_brute_force(case, weighted):
     X, y, depth, nodes, switches = case
     weights = np.linspace(0.5, 2.0, len(y)) if weighted else None
     problem = make_problem(X, y, n_classes=3, weights=weights)
-    check(problem, {"task": "accuracy", "max_depth": depth, "max_nodes": nodes, **switches})
+    check(problem, {"objective": "accuracy", "max_depth": depth, "max_nodes": nodes, **switches})
 
 
 @settings(max_examples=40, deadline=None)
@@ -78,7 +78,7 @@ def test_cost_sensitive_matches_brute_force(case, data):
     costs = TestCosts(full, full / 2, data.draw(st.lists(st.integers(0, 1), min_size=m, max_size=m)),
                       data.draw(st.lists(st.integers(-1, 0), min_size=m, max_size=m)))
     problem = make_problem(X, y)
-    check(problem, {"task": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, **switches},
+    check(problem, {"objective": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, **switches},
           costs=costs, misclassification=M)
 
 
@@ -87,7 +87,7 @@ def test_cost_sensitive_matches_brute_force(case, data):
 def test_f1_front_matches_brute_force(case):
     X, y, depth, nodes, switches = case
     y[0] = 1  # the F1 task needs a positive row
-    check(make_problem(X, y), {"task": "f1", "max_depth": depth, "max_nodes": nodes, **switches})
+    check(make_problem(X, y), {"objective": "f1", "max_depth": depth, "max_nodes": nodes, **switches})
 
 
 @settings(max_examples=40, deadline=None)
@@ -99,7 +99,7 @@ def test_fairness_front_matches_brute_force(case, data, task):
     group[0], group[1], y[0], y[1] = 1, 0, 1, 1  # both groups (with positives) present
     delta = data.draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]))
     check(make_problem(X, y, group=group),
-          {"task": task, "max_depth": depth, "max_nodes": nodes, "delta": delta, **switches})
+          {"objective": task, "max_depth": depth, "max_nodes": nodes, "delta": delta, **switches})
 
 
 @settings(max_examples=40, deadline=None)
@@ -112,7 +112,7 @@ def test_policy_matches_brute_force(case, data, teacher):
     values = np.array(data.draw(st.lists(st.floats(-1, 1, allow_nan=False), min_size=3 * n, max_size=3 * n)))
     propensity = np.array(data.draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n)))
     problem = make_problem(X, treatment=treatment, outcome=outcome)
-    check(problem, {"task": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes, **switches},
+    check(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes, **switches},
           outcomes=values.reshape(n, 3), propensity=propensity)
 
 
@@ -124,7 +124,7 @@ def test_policy_with_fitted_teachers_matches_brute_force(case, data):
     outcome = np.array(data.draw(st.lists(st.floats(-2, 2, allow_nan=False), min_size=len(treatment),
                                           max_size=len(treatment))))
     problem = make_problem(X, treatment=treatment, outcome=outcome)
-    check(problem, {"task": "policy", "teacher": "doubly_robust", "max_depth": depth, "max_nodes": nodes, **switches})
+    check(problem, {"objective": "policy", "teacher": "doubly_robust", "max_depth": depth, "max_nodes": nodes, **switches})
 
 
 @settings(max_examples=40, deadline=None)
@@ -144,7 +144,7 @@ def test_capacity_constrained_policy_matches_brute_force(case, data):
     problem = make_problem(X, treatment=treatment, outcome=outcome)
     reference = data.draw(st.sampled_from([None, 0, 1, 2]))  # None: the first treatment
     named = {} if reference is None else {"reference_treatment": str(problem.treatments[reference])}
-    search = check(problem, {"task": "policy", "teacher": teacher, "capacity": capacity, "max_depth": depth,
+    search = check(problem, {"objective": "policy", "teacher": teacher, "capacity": capacity, "max_depth": depth,
                              "max_nodes": nodes, **switches, **named}, outcomes=values.reshape(n, 3))
     value = search.chosen()[0]
     assert value[1] <= np.floor(capacity * n + 1e-9)
@@ -152,7 +152,7 @@ def test_capacity_constrained_policy_matches_brute_force(case, data):
     assigned = search.best_model().predict(problem.X)
     assert value[1] == np.count_nonzero(assigned != (reference or 0))
     if capacity == 1.0:  # no real limit: the unconstrained optimum
-        free = run(problem, {"task": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+        free = run(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
                    outcomes=values.reshape(n, 3))
         assert abs(free.front.values[0, 0] - value[0]) < 1e-9
 
@@ -163,7 +163,7 @@ def test_an_unknown_reference_treatment_is_refused_by_name():
     rng = np.random.default_rng(0)
     problem = make_problem(rng.integers(0, 2, (20, 3)), treatment=np.arange(20) % 2, outcome=rng.normal(size=20))
     with pytest.raises(ProblemError, match="reference treatment 'placebo' is not a value of the treatment column"):
-        solve(problem, "streed", {"task": "policy", "max_depth": 2, "capacity": 0.5, "reference_treatment": "placebo"})
+        solve(problem, "streed", {"objective": "policy", "max_depth": 2, "capacity": 0.5, "reference_treatment": "placebo"})
 
 
 def test_misclassification_costs_from_text_are_true_class_by_predicted_class():
@@ -174,7 +174,7 @@ def test_misclassification_costs_from_text_are_true_class_by_predicted_class():
     from solver.streed.tasks import make_task
 
     problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
-    params = {"task": "cost_sensitive", "max_depth": 1, "misclassification_costs": "0 1; 5 0"}
+    params = {"objective": "cost_sensitive", "max_depth": 1, "misclassification_costs": "0 1; 5 0"}
     result = solve(problem, "streed", params)
     assert result.extras["value"] == {"cost": 3.0} and result.model.prediction[0] == 1
     config = ALGORITHM.clean(params)
@@ -197,7 +197,7 @@ def test_malformed_misclassification_costs_are_parameter_errors(text, message):
 
     problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
     with pytest.raises(ParameterError, match=message):
-        solve(problem, "streed", {"task": "cost_sensitive", "max_depth": 1, "misclassification_costs": text})
+        solve(problem, "streed", {"objective": "cost_sensitive", "max_depth": 1, "misclassification_costs": text})
 
 
 def test_misclassification_costs_of_another_size_than_the_classes_name_their_order():
@@ -206,5 +206,5 @@ def test_misclassification_costs_of_another_size_than_the_classes_name_their_ord
     problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
     with pytest.raises(ProblemError, match="3 rows but the label has 2 classes; write one row per true class, in "
                                            "the order 0, 1"):
-        solve(problem, "streed", {"task": "cost_sensitive", "max_depth": 1,
+        solve(problem, "streed", {"objective": "cost_sensitive", "max_depth": 1,
                                   "misclassification_costs": "0 1 1; 1 0 1; 1 1 0"})

@@ -134,7 +134,7 @@ def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_ro
     # The one-kernel depth-three F1 node (front2.solve_f1_depth_three) against the recursion over
     # depth-two children: same front and fewest nodes per value, at the root (depth 3) and below it (depth 4).
     problem = _noisy_problem(seed, (20, 90), (2, 7))
-    params = {"task": "f1", "max_depth": 3 if at_root else 4, "max_nodes": nodes, "min_samples_leaf": min_leaf}
+    params = {"objective": "f1", "max_depth": 3 if at_root else 4, "max_nodes": nodes, "min_samples_leaf": min_leaf}
     kernel = run(problem, params)
     recursion = run(problem, {**params, "use_depth_two_solver": False})
     assert root_front(kernel) == root_front(recursion)
@@ -186,7 +186,7 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
     X[:, -1] = 1 - X[:, 0]  # a complemented twin
     y = rng.integers(0, 3, n) if three_classes else (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
     problem = make_problem(X, y, n_classes=3 if three_classes else 2)
-    params = {"task": "accuracy", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
+    params = {"objective": "accuracy", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
               "use_similarity_lower_bound": similarity, "use_upper_bound": upper}
     kernel, recursion = _root_kernel_and_recursion(problem, params)
     assert kernel.front.values[0, 0] == recursion.front.values[0, 0]
@@ -200,7 +200,7 @@ def test_f1_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, c
     # front2.solve_f1_depth_four against dp.Solver._branch over depth-three kernels: same front, same fewest
     # nodes per value, and every point's tree has its value (with and without the shared branch cache).
     problem = _noisy_problem(seed, (10, 120), (2, 8), twin=True)
-    params = {"task": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
+    params = {"objective": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
               "use_dataset_caching": caching, "use_branch_caching": caching}
     kernel, recursion = _root_kernel_and_recursion(problem, params)
     _assert_same_front(kernel, recursion, problem)

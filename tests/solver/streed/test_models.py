@@ -31,7 +31,7 @@ def test_front_trees_count_every_training_row(monkeypatch, distinct_from, depth)
     X = rng.integers(0, 2, (300, 5))  # 32 patterns: many duplicated rows
     y = (X[:, 0] ^ X[:, 1] ^ (rng.random(300) < 0.2)).astype(np.int64)
     problem = make_problem(X, y, weights=rng.integers(1, 4, 300).astype(float))
-    result = api.solve(problem, "streed", {"task": "f1", "max_depth": depth})
+    result = api.solve(problem, "streed", {"objective": "f1", "max_depth": depth})
     models = [Tree.from_dict(p["model"]) for p in result.extras["front"] if "model" in p]
     assert len(models) > 3  # all points up to FRONT_TREES_MAX, then that many spread along the front
     for model in models + [result.model]:
@@ -44,7 +44,7 @@ def test_tree_metrics_equal_the_per_row_metrics():
     X = rng.integers(0, 2, (200, 6))
     y = (X[:, 0] | (rng.random(200) < 0.3)).astype(np.int64)
     problem = make_problem(X, y, weights=rng.random(200) + 0.5)
-    model = api.solve(problem, "streed", {"task": "accuracy", "max_depth": 3}).model
+    model = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 3}).model
     got = metrics.evaluate(model, problem)
     reached = model.apply(problem.X)
     expected = metrics.classification_metrics(problem.y, model.prediction[reached], 2, problem.sample_weight,

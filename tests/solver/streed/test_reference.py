@@ -42,7 +42,7 @@ def reference_options(depth, nodes, complexity=True):
 def test_accuracy_matches_pystreed(name, depth, nodes):
     X, y = load(name)
     reference = pystreed.STreeDClassifier(optimization_task="accuracy", **reference_options(depth, nodes)).fit(X, y)
-    ours = run(make_problem(X, y), {"task": "accuracy", "max_depth": depth, "max_nodes": nodes})
+    ours = run(make_problem(X, y), {"objective": "accuracy", "max_depth": depth, "max_nodes": nodes})
     assert ours.front.values[0, 0] == int((reference.predict(X) != y).sum())
 
 
@@ -53,7 +53,7 @@ def test_f1_matches_pystreed(name, depth, nodes):
     reference = pystreed.STreeDClassifier(optimization_task="f1-score", **reference_options(depth, nodes)).fit(X, y)
     predicted = reference.predict(X)
     fn, fp = int(((predicted == 0) & (y == 1)).sum()), int(((predicted == 1) & (y == 0)).sum())
-    ours = run(make_problem(X, y), {"task": "f1", "max_depth": depth, "max_nodes": nodes})
+    ours = run(make_problem(X, y), {"objective": "f1", "max_depth": depth, "max_nodes": nodes})
     assert ours.task.describe(ours.chosen()[0])["F1"] == pytest.approx(f1_task.f1_score(fn, fp, y.sum()), **TOL)
 
 
@@ -79,7 +79,7 @@ def test_fairness_matches_pystreed(name, depth, task, reference_task):
         optimization_task=reference_task, discrimination_limit=DELTA, sensitive_feature=0,
         **reference_options(depth, None, complexity=False)).fit(X, y)
     errors = int((reference.predict(X) != y).sum())
-    ours = run(make_problem(X[:, 1:], y, group=X[:, 0]), {"task": task, "max_depth": depth, "delta": DELTA})
+    ours = run(make_problem(X[:, 1:], y, group=X[:, 0]), {"objective": task, "max_depth": depth, "delta": DELTA})
     assert ours.chosen()[0][0] == errors
 
 
@@ -95,11 +95,11 @@ def check_fairness_pystreed_cannot_prove(name, task, reference_task, how, second
 
     X, y = load(name)
     problem = make_problem(X[:, 1:], y, group=X[:, 0])
-    value, tree = run(problem, {"task": task, "max_depth": 4, "delta": DELTA}).chosen()
+    value, tree = run(problem, {"objective": task, "max_depth": 4, "delta": DELTA}).chosen()
     predicted = _predict(tree, X[:, 1:])
     assert int((predicted != y).sum()) == value[0]
     assert _discrimination(predicted, X[:, 0], y, task) <= DELTA
-    assert value[0] <= run(problem, {"task": task, "max_depth": 3, "delta": DELTA}).chosen()[0][0]
+    assert value[0] <= run(problem, {"objective": task, "max_depth": 3, "delta": DELTA}).chosen()[0][0]
     reference = run_isolated("tests.solver.streed.test_reference:reference_fairness", timeout=seconds + 100,
                              name=name, reference_task=reference_task, time_limit=seconds)
     if how == "crash":
@@ -152,7 +152,7 @@ def test_policy_matches_pystreed(name, depth, nodes, teacher, reference_teacher)
     reference = pystreed.STreeDPrescriptivePolicyGenerator(
         teacher_method=reference_teacher, **reference_options(depth, nodes, complexity=False)).fit(X, table)
     problem = make_problem(X, treatment=k, outcome=outcome)
-    ours = run(problem, {"task": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+    ours = run(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
                outcomes=predicted, propensity=propensity)
     from solver.streed.tasks.policy import scores
     q = scores(problem, teacher, predicted, propensity)
@@ -191,6 +191,6 @@ def test_cost_sensitive_matches_pystreed(seed, depth):
     reference = pystreed.STreeDCostSensitiveClassifier(max_depth=depth, time_limit=600).fit(
         X, y, CostSpecifier(M.tolist(), specs))
     costs = TestCosts(full, discount, np.arange(m), group)
-    ours = run(make_problem(X, y), {"task": "cost_sensitive", "max_depth": depth}, costs=costs, misclassification=M)
+    ours = run(make_problem(X, y), {"objective": "cost_sensitive", "max_depth": depth}, costs=costs, misclassification=M)
     theirs = tree_value(ours.task, X, _nested(reference.get_tree()))[0]
     assert ours.front.values[0, 0] == pytest.approx(theirs, **TOL)

@@ -42,7 +42,7 @@ def problems(data):
 ] + [("accuracy", 4, 5)])
 def test_every_switch_combination_gives_the_same_optimum(data, task, depth, nodes):
     problem, options = problems(data)[task]
-    params = {"task": task, "max_depth": depth, "max_nodes": nodes, "delta": 0.1}
+    params = {"objective": task, "max_depth": depth, "max_nodes": nodes, "delta": 0.1}
     outcomes = {}
     for switches in COMBINATIONS:
         search = run(problem, {**params, **switches}, **options)
@@ -56,14 +56,14 @@ def test_trace_is_valid_and_anytime_result_has_a_status(data):
     # Check the bound trace of a full solve, and that a node limit stops early with a usable tree.
     X, y = data[0], data[1]
     problem = make_problem(X, y)
-    result = api.solve(problem, "streed", {"task": "accuracy", "max_depth": 4})
+    result = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 4})
     assert result.status == "optimal" and result.lower_bound == result.objective
     assert_bound_trace_valid(result.trace, result.status)
     # A small depth-four root is one kernel call (dp.Solver._depth_four_root): stop a depth-five search,
     # whose root and depth-four children are resumable, and compare it with that search's optimum.
-    result = api.solve(problem, "streed", {"task": "accuracy", "max_depth": 5})
+    result = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 5})
     assert result.status == "optimal" and result.lower_bound == result.objective
-    stopped = api.solve(problem, "streed", {"task": "accuracy", "max_depth": 5, "use_lower_bound": False,
+    stopped = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 5, "use_lower_bound": False,
                                             "use_upper_bound": False}, api.Limits(node_limit=3))
     assert stopped.status == "node_limit"
     assert_bound_trace_valid(stopped.trace, stopped.status)
@@ -77,7 +77,7 @@ def test_a_time_limit_returns_the_best_tree_so_far():
     X = rng.integers(0, 2, (800, 24))  # depth 5: about 1.7 s to prove (a depth-four root is one 0.07 s kernel)
     y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ (rng.random(800) < 0.1)).astype(np.int64)
     problem = make_problem(X, y)
-    params = {"task": "f1", "max_depth": 5}
+    params = {"objective": "f1", "max_depth": 5}
     stopped = api.solve(problem, "streed", params, api.Limits(time_limit=0.05))
     assert stopped.status == "time_limit"
     assert_bound_trace_valid(stopped.trace, stopped.status)
@@ -92,7 +92,7 @@ def test_the_optimum_never_gets_worse_with_more_depth_or_nodes(data, task):
     values = {}
     for depth in (1, 2, 3):
         for nodes in range(0, 2 ** depth + 1):
-            values[depth, nodes] = run(problem, {"task": task, "max_depth": depth, "max_nodes": nodes}).upper_bound
+            values[depth, nodes] = run(problem, {"objective": task, "max_depth": depth, "max_nodes": nodes}).upper_bound
     for (depth, nodes), value in values.items():
         if (depth, nodes + 1) in values:
             assert values[depth, nodes + 1] <= value + 1e-12
