@@ -15,7 +15,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from solver import driver, feature_summary, metrics, registry, regularization
+from solver import driver, roles, feature_summary, metrics, registry, regularization
 from solver.driver import Limits
 from solver.models import Tree, model_from_dict
 from solver.problem import Problem
@@ -168,10 +168,9 @@ def warm(algorithm):
 
 def check_problem(problem, algorithm, config):
     """Raise ``ProblemError`` when ``problem`` lacks what ``algorithm`` needs."""
-    missing = [r for r in algorithm.required_roles(config) if r not in problem.roles()]
-    if missing:
-        words = " and ".join(registry.ROLE_WORDS.get(r, r) for r in missing)
-        raise ProblemError(f"{algorithm.title} needs {words}; choose one on the dataset page.")
+    lacking = roles.missing_sentence(algorithm, config, problem.roles())
+    if lacking:
+        raise ProblemError(lacking)
     if problem.n_samples == 0:
         raise ProblemError("There are no rows left to learn from.")
     if problem.y is not None and "label" in algorithm.required_roles(config):

@@ -15,17 +15,17 @@ import sys
 import tempfile
 from dataclasses import replace
 
-from solver import export, metrics, registry
-from solver.api import Limits, ProblemError, Result, solve
-from solver.data import DataError, Roles, make_problem, read_file
-from solver.data.evaluation import problem_like, split_table
+from solver import export, pipeline, registry
+from solver.api import Limits, ProblemError, Result
+from solver.data import DataError, Roles, read_file
 from solver.data.profile import identifier_columns
 from solver.predict import neutralize, write_predictions  # noqa: F401 (neutralize: re-exported)
 from solver.registry import ParameterError
+from solver.roles import ROLES
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
-ROLE_OPTIONS = ("weight", "time", "event", "group", "treatment", "outcome")
+ROLE_OPTIONS = tuple(r.name for r in ROLES if r.name != "label")  # label has its own option
 
 
 class CliError(Exception):
@@ -46,7 +46,8 @@ def build_parser():
     fit.add_argument("--positive-class", help="label value that counts as positive")
     fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
     fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="algorithm parameter")
-    fit.add_argument("--binarize", default="exact", help="exact | quantile:K | gbdt[:N[:D]] | none (default exact)")
+    fit.add_argument("--binarize", help="exact | quantile:K | gbdt[:N[:D]] | none (default: the algorithm's, "
+                                        "as on the web form: exact; corels quantile:8)")
     fit.add_argument("--missing", action="append", default=[], metavar="[COL=]feature|drop",
                      help="missing-value policy of every feature column, or of one (default: feature)")
     fit.add_argument("--feature-cost", action="append", default=[], metavar="COL=COST",
@@ -152,11 +153,13 @@ def fit(args):
     config = algorithm.clean(params)
     table = read_file(args.data)
     roles = roles_from_args(args, table, algorithm, config)
-    train, test, description = split_table(table, roles, holdout=args.holdout, seed=args.seed)
+    evaluation = None
     if args.test:
-        test, description = read_file(args.test), f"test file {args.test}"
-    problem = make_problem(train, roles, args.binarize)
-    for text in table.notes + problem.notes:
+        evaluation = pipeline.TestTable(read_file(args.test), args.test)
+    elif args.holdout:
+        evaluation = pipeline.Holdout(args.holdout, args.seed)
+    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation)
+    for text in table.notes + prepared.problem.notes:
         note(args, text)
     limits = Limits(
         time_limit=args.time_limit,
@@ -164,11 +167,7 @@ def fit(args):
         memory_limit=None if args.memory_limit is None else int(args.memory_limit * 2**20),
     )
     on_progress = None if args.quiet else _print_progress
-    result = solve(problem, args.algorithm, config, limits, on_progress)
-    result.test_vectors = export.test_vectors(result.model, train)
-    if test is not None:
-        result.holdout = {"description": description,
-                          "metrics": metrics.evaluate(result.model, problem_like(problem, test, roles, result.model))}
+    result = pipeline.run(prepared, config, limits, on_progress)
     if not args.quiet:
         sys.stderr.write("\n")
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
@@ -235,12 +234,7 @@ def output_text(path):
 
 def export_model(args):
     result = load_result(args.result)
-    if args.format == "json":
-        text = json.dumps(export.to_json(result.model, result.test_vectors), indent=1) + "\n"
-    elif args.format == "python":
-        text = export.to_python(result.model, result.test_vectors)
-    else:
-        text = export.to_sql(result.model) + "\n"
+    text, _, _ = export.render(result.model, args.format, result.test_vectors)
     write_text(args.out, text)
     return 0
 

@@ -8,6 +8,7 @@ export ships test vectors: raw rows with the prediction the model makes.
 
 from __future__ import annotations
 
+import json
 import math
 import pprint
 
@@ -17,6 +18,24 @@ from solver import predicates
 from solver.models import LEAF, RuleList
 
 EXPORT_FORMATS = ("json", "python", "sql")
+# Per format: media type and file extension.
+MEDIA = {"json": ("application/json", "json"), "python": ("text/x-python", "py"), "sql": ("application/sql", "sql")}
+
+
+def render(model, fmt, vectors=()):
+    """Return ``(text, media type, extension)`` of ``model`` exported as ``fmt`` (one of ``EXPORT_FORMATS``).
+
+    The one way to an export: the command line and the web's download both call it.
+    """
+    if fmt == "json":
+        text = json.dumps(to_json(model, vectors), indent=1) + "\n"
+    elif fmt == "python":
+        text = to_python(model, vectors)
+    elif fmt == "sql":
+        text = to_sql(model) + "\n"
+    else:
+        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    return text, *MEDIA[fmt]
 
 
 MODEL_SCHEMA = "corelsweb.model"

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solver.roles import ROLE_FIELDS, ROLES  # the one role vocabulary
+
 if TYPE_CHECKING:
     from solver.data.ordered import OrderedColumns
 
-ROLE_FIELDS = ("y", "sample_weight", "time", "event", "group", "treatment", "outcome")
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,14 +162,9 @@ class Problem:
 
     def roles(self):
         """Return the set of roles this problem has (``label``, ``time``, ...)."""
-        have = set()
-        if self.y is not None:
-            have.add("label")
-        for name in ("time", "event", "group", "treatment", "outcome", "feature_cost"):
-            if getattr(self, name) is not None:
-                have.add(name)
-        if self.sample_weight is not None:
-            have.add("weight")
+        have = {r.name for r in ROLES if getattr(self, r.field) is not None}
+        if self.feature_cost is not None:
+            have.add("feature_cost")
         return have
 
     def take(self, rows):

@@ -21,15 +21,6 @@ from typing import Any, Callable
 # Display order; any other package with a ``params`` module comes after these.
 DISPLAY_ORDER = ("corels", "gosdt", "osdt", "streed", "osst", "cart")
 
-ROLE_WORDS = {
-    "label": "a label column",
-    "time": "a survival time column",
-    "event": "an event indicator column",
-    "group": "a protected group column",
-    "treatment": "a treatment column",
-    "outcome": "an outcome column",
-    "feature_cost": "feature costs",
-}
 
 
 TEXT_MAX = 200  # characters of a ``text`` parameter
@@ -177,6 +168,13 @@ class Algorithm:
     check: Callable | None = None
     search_features: Callable | None = None  # (n binary features, config) -> features the search considers
     renamed: dict = field(default_factory=dict)  # former parameter name -> its name now (still accepted)
+    # How raw columns become binary features when nobody says otherwise: the same on the web form, the command
+    # line and the estimators (``solver.data.binarize.parse_method`` text).
+    binarization: str = "exact"
+
+    def binarization_for(self, chosen=None):
+        """Return the binarization a fit uses: ``chosen`` when given, else this algorithm's default."""
+        return chosen or self.binarization
 
     def param(self, name):
         for p in self.params:

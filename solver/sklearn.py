@@ -6,8 +6,10 @@ parameters (the registry's names plus ``time_limit``, ``node_limit`` and
 attributes end in ``_``: ``model_``, ``result_``, ``objective_``,
 ``lower_bound_``, ``optimal_``, ``classes_``, ``n_features_in_``.
 
-``X`` may be 0/1 (used as given) or numeric (binarized exactly, a threshold
-at every midpoint, so that optimality holds for the raw values).
+``X`` may be 0/1 (used as given) or numeric: ``binarize=None`` takes the
+algorithm's default from the registry, as the web form and the command line
+do (``exact``, a threshold at every midpoint, so that optimality holds for the
+raw values; CORELS mines its rules from ``quantile:8``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ from solver.data.table import Table
 from solver.survival_metrics import tree_metrics
 
 SOLVE_OPTIONS = ("time_limit", "node_limit", "binarize")
+
+
+def binarization(estimator):
+    """Return the binarization of an estimator's fit: its ``binarize``, else its algorithm's registry default."""
+    return registry.get(estimator.algorithm).binarization_for(estimator.binarize)
 
 
 class SolverClassifierMixin(ClassifierMixin):
@@ -56,7 +63,7 @@ class SolverClassifierMixin(ClassifierMixin):
         names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
         table = Table({name: X[:, j] for j, name in enumerate(names)})
         table.columns["__label__"] = np.array([_label_text(v) for v in y], dtype=object)
-        problem = make_problem(table, Roles(label="__label__"), self.binarize)
+        problem = make_problem(table, Roles(label="__label__"), binarization(self))
         if sample_weight is not None:
             problem = problem.with_changes(sample_weight=np.asarray(sample_weight, dtype=np.float64))
         return problem
@@ -99,7 +106,7 @@ class CARTClassifier(SolverClassifierMixin, BaseEstimator):
     algorithm = "cart"
 
     def __init__(self, *, max_depth=4, min_samples_leaf=1, criterion="gini", regularization=0.0,
-                 time_limit=None, node_limit=None, binarize="exact"):
+                 time_limit=None, node_limit=None, binarize=None):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.criterion = criterion
@@ -126,7 +133,7 @@ class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
                  use_hierarchical_bound=True, use_lookahead_bound=True, use_length_bound=True,
                  use_minimum_support_bound=True, use_accurate_support_bound=True, use_equivalent_points_bound=True,
                  use_permutation_map=True, use_captured_vector_map=True, time_limit=None, node_limit=None,
-                 binarize="quantile:8"):
+                 binarize=None):
         self.regularization = regularization
         self.max_length = max_length
         self.antecedents = antecedents
@@ -184,7 +191,7 @@ class OSSTSurvivalTree(BaseEstimator):
     def __init__(self, *, regularization=0.01, max_depth=4, min_samples_leaf=7, time_normalizer="range",
                  ipcw_ties="osst", use_lookahead_bound=True, use_equivalent_points_bound=True,
                  use_incremental_progress_bound=True, use_subtree_bound=True, use_reference_bound=False,
-                 reference_model="class_km", time_limit=None, node_limit=None, binarize="exact"):
+                 reference_model="class_km", time_limit=None, node_limit=None, binarize=None):
         self.regularization = regularization
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -211,7 +218,7 @@ class OSSTSurvivalTree(BaseEstimator):
         names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
         table = Table({name: X[:, j] for j, name in enumerate(names)})
         table.columns["__time__"], table.columns["__event__"] = time, event.astype(np.float64)
-        problem = make_problem(table, Roles(time="__time__", event="__event__"), self.binarize)
+        problem = make_problem(table, Roles(time="__time__", event="__event__"), binarization(self))
         params = {p.name: getattr(self, p.name) for p in registry.get(self.algorithm).params}
         self.result_ = solve(problem, self.algorithm, params, Limits(time_limit=self.time_limit,
                                                                      node_limit=self.node_limit))
@@ -279,7 +286,7 @@ class OSDTClassifier(SolverClassifierMixin, BaseEstimator):
                  use_lookahead_bound=True, use_equivalent_points_bound=True, use_support_bound=True,
                  use_incremental_accuracy_bound=True, use_leaf_accuracy_bound=True, use_leaf_count_bound=True,
                  use_prefix_leaf_count_bound=True, use_permutation_map=True, use_similar_support=False,
-                 time_limit=None, node_limit=None, binarize="exact"):
+                 time_limit=None, node_limit=None, binarize=None):
         self.regularization = regularization
         self.max_depth = max_depth
         self.policy = policy
@@ -321,7 +328,7 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
                  pauc_theta=0.1, use_hierarchical_bound=True, use_lookahead_bound=True,
                  use_incremental_progress_bound=True, use_progress_lower_bound=True, use_equivalent_points_bound=True,
                  use_leaf_permutation_bound=True, use_leaf_count_bound=True, use_similar_support_bound=True,
-                 threshold_search="auto", time_limit=None, node_limit=None, binarize="exact"):
+                 threshold_search="auto", time_limit=None, node_limit=None, binarize=None):
         self.objective = objective
         self.regularization = regularization
         self.max_depth = max_depth
@@ -382,7 +389,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
                  use_depth_two_solver=True,
                  use_upper_bound=True, use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
                  use_branch_caching=False, threshold_search="auto", time_limit=None, node_limit=None,
-                 binarize="exact"):
+                 binarize=None):
         self.objective = objective
         self.max_depth = max_depth
         self.max_nodes = max_nodes
@@ -431,7 +438,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
             if costs.shape != (X.shape[1],):
                 raise ValueError("feature_cost needs one cost per column of X.")
             roles["feature_cost"] = dict(zip(names, costs.tolist()))
-        problem = make_problem(table, Roles(**roles), self.binarize)
+        problem = make_problem(table, Roles(**roles), binarization(self))
         if sample_weight is not None:
             problem = problem.with_changes(sample_weight=np.asarray(sample_weight, dtype=np.float64))
         self._costs_text = self._costs(problem, np.unique(y))
@@ -464,8 +471,10 @@ class STreeDPolicyTree(BaseEstimator):
     ``treatment``; None: the first in sorted order). ``predict`` returns treatments.
     """
 
+    algorithm = "streed"
+
     def __init__(self, *, max_depth=3, max_nodes=None, min_samples_leaf=1, teacher="doubly_robust", capacity=None,
-                 reference_treatment=None, time_limit=None, node_limit=None, binarize="quantile:16"):
+                 reference_treatment=None, time_limit=None, node_limit=None, binarize=None):
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.min_samples_leaf = min_samples_leaf
@@ -485,7 +494,7 @@ class STreeDPolicyTree(BaseEstimator):
         table = Table({name: X[:, j] for j, name in enumerate(names)})
         table.columns["__treatment__"] = np.array([_label_text(v) for v in np.asarray(treatment)], dtype=object)
         table.columns["__outcome__"] = np.asarray(outcome, dtype=np.float64)
-        problem = make_problem(table, Roles(treatment="__treatment__", outcome="__outcome__"), self.binarize)
+        problem = make_problem(table, Roles(treatment="__treatment__", outcome="__outcome__"), binarization(self))
         params = {"objective": "policy", "max_depth": self.max_depth, "max_nodes": self.max_nodes,
                   "min_samples_leaf": self.min_samples_leaf, "teacher": self.teacher, "capacity": self.capacity,
                   "reference_treatment": None if self.reference_treatment is None else _label_text(self.reference_treatment)}

@@ -4,8 +4,10 @@ from django.conf import settings
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.datasets.uploads import size_words
 from solver.data.roles import MAX_CATEGORIES
+from solver.roles import BY_NAME, ROLE_NAMES
 
 BINARIZATION_CHOICES = [
+    ("", "Each algorithm's default: exact thresholds (CORELS: 8 quantile thresholds per numeric column)"),
     ("exact", "Exact: a threshold at every midpoint (keeps optimality for the raw data)"),
     ("quantile:4", "Approximate: 4 quantile thresholds per numeric column"),
     ("quantile:8", "Approximate: 8 quantile thresholds per numeric column"),
@@ -16,7 +18,7 @@ BINARIZATION_CHOICES = [
     ("none", "None: every feature column is already 0/1"),
 ]
 
-ROLE_FIELDS = ("label", "weight", "time", "event", "group", "treatment", "outcome")
+ROLE_FIELDS = ROLE_NAMES  # the one role vocabulary (solver.roles)
 POLICY_CHOICES = [("feature", "own feature"), ("drop", "drop rows")]
 ORDER_MAX_VALUES = 50
 
@@ -56,22 +58,22 @@ class SampleForm(forms.Form):
 class RolesForm(forms.Form):
     """Choose which column plays which role, how each column is treated, and how to binarize."""
 
-    label = forms.ChoiceField(required=False)
+    label = forms.ChoiceField(required=False)  # help texts of every role come from solver.roles
     positive_class = forms.CharField(
         required=False, max_length=200, help_text="Label value counted as positive (two classes); empty = the larger value."
     )
-    weight = forms.ChoiceField(required=False, help_text="Non-negative row weights.")
-    time = forms.ChoiceField(required=False, help_text="Survival time (survival trees).")
-    event = forms.ChoiceField(required=False, help_text="1 = event observed, 0 = censored.")
-    group = forms.ChoiceField(required=False, help_text="Protected group, two values (fairness constraints).")
-    treatment = forms.ChoiceField(required=False, help_text="Treatment given (policy trees).")
-    outcome = forms.ChoiceField(required=False, help_text="Observed outcome (policy trees).")
+    weight = forms.ChoiceField(required=False, help_text=BY_NAME["weight"].help)
+    time = forms.ChoiceField(required=False, help_text=BY_NAME["time"].help)
+    event = forms.ChoiceField(required=False, help_text=BY_NAME["event"].help)
+    group = forms.ChoiceField(required=False, help_text=BY_NAME["group"].help)
+    treatment = forms.ChoiceField(required=False, help_text=BY_NAME["treatment"].help)
+    outcome = forms.ChoiceField(required=False, help_text=BY_NAME["outcome"].help)
     ignore = forms.MultipleChoiceField(required=False, widget=forms.SelectMultiple(attrs={"size": 6}),
                                        help_text="Columns left out of the features.")
     max_categories = forms.IntegerField(min_value=1, max_value=200, initial=MAX_CATEGORIES, required=False,
                                         label="Most categories per column",
                                         help_text="Rarer values of a text column are grouped as 'other'.")
-    binarization = forms.ChoiceField(choices=BINARIZATION_CHOICES)
+    binarization = forms.ChoiceField(choices=BINARIZATION_CHOICES, required=False)
 
     def __init__(self, dataset, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -29,13 +29,19 @@ class Dataset(models.Model):
     preview = models.JSONField(default=list)
     notes = models.JSONField(default=list)
     roles = models.JSONField(default=dict)
-    binarization = models.CharField(max_length=40, default="exact")
+    # Empty: each algorithm's default (``solver.registry.Algorithm.binarization``), as the CLI and estimators.
+    binarization = models.CharField(max_length=40, default="", blank=True)
     features_preview = models.JSONField(default=dict, blank=True)
     source = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created"]
+
+    @property
+    def preview_binarization(self):
+        """Return the binarization the dataset page previews: the chosen one, else the exact thresholds."""
+        return self.binarization or "exact"
 
     def __str__(self):
         return self.name

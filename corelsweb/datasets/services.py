@@ -19,6 +19,7 @@ from solver.data import DataError, ReadLimits, Roles, make_problem, profile_file
 from solver.data.binarize import parse_method
 from solver.data.features import preview_from_problem, preview_from_profile
 from solver.models import model_from_dict
+from solver.roles import missing_sentence
 
 MAX_LABEL_CLASSES = 50
 
@@ -139,13 +140,14 @@ def load_table(dataset):
 def load_problem(dataset, roles=None, binarization=None):
     """Read the stored file and binarize it under the dataset's (or the given) roles."""
     roles = Roles.from_dict(roles if roles is not None else dataset.roles)
-    return make_problem(load_table(dataset), roles, binarization or dataset.binarization)
+    return make_problem(load_table(dataset), roles, binarization or dataset.preview_binarization)
 
 
 def update_roles(dataset, roles, binarization):
     """Store new column roles after checking that they make a usable problem."""
     check_roles(dataset, roles)
-    parse_method(binarization)
+    if binarization:
+        parse_method(binarization)
     dataset.roles = roles
     dataset.binarization = binarization
     dataset.features_preview = {}
@@ -181,16 +183,16 @@ def check_roles(dataset, roles):
 
 def algorithm_problems(dataset, algorithm, config):
     """Return plain sentences on what stops ``algorithm`` from running on ``dataset`` (empty if nothing)."""
-    have = {k for k, v in dataset.roles.items() if v}
-    missing = [registry.ROLE_WORDS.get(r, r) for r in algorithm.required_roles(config) if r not in have]
-    if missing:
-        return [f"{algorithm.title} needs {' and '.join(missing)}; set it on the dataset page first."]
+    lacking = missing_sentence(algorithm, config, {k for k, v in dataset.roles.items() if v},
+                                     "set it on the dataset page first")
+    if lacking:
+        return [lacking]
     label = dataset.column(dataset.label_column)
     needs_label = "label" in algorithm.required_roles(config)
     if needs_label and label and label["distinct"] > 2 and not algorithm.allows_multiclass(config):
         return [f"{algorithm.title} with these settings handles two classes; the label "
                 f"{dataset.label_column!r} has {label['distinct']}. Choose another label or algorithm."]
-    if parse_method(dataset.binarization).name == "gbdt" and not dataset.label_column:
+    if parse_method(algorithm.binarization_for(dataset.binarization)).name == "gbdt" and not dataset.label_column:
         return ["The boosted binarization needs a class label; choose exact or quantile thresholds."]
     return []
 
@@ -214,7 +216,7 @@ def features_preview(dataset):
             preview = preview_from_problem(problem)
             preview["single_leaf"] = single_leaf_data(problem)
         else:
-            preview = preview_from_profile(dataset.columns, roles, dataset.binarization, dataset.n_rows)
+            preview = preview_from_profile(dataset.columns, roles, dataset.preview_binarization, dataset.n_rows)
     except DataError as e:
         preview = {"error": str(e)}
     preview["key"] = key

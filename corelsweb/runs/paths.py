@@ -20,8 +20,9 @@ from django.utils import timezone
 from corelsweb.datasets.services import load_table
 from corelsweb.runs import lifecycle, services, solving
 from corelsweb.runs.models import RegularizationPath, Run
-from solver.api import ProblemError, solve
-from solver.data import DataError, Roles, make_problem
+from solver import api, pipeline
+from solver.api import ProblemError
+from solver.data import DataError, Roles
 from solver.registry import ParameterError
 
 log = logging.getLogger(__name__)
@@ -119,12 +120,13 @@ def cart_baseline(path, grid):
         scores = {lam: [] for lam in path.lambdas}
         for fold in range(path.folds):
             cell = grid[(path.lambdas[0], fold)]
-            roles = Roles.from_dict(cell.roles)
-            train, test, description = solving.evaluation_split(cell, table, roles)
-            problem = make_problem(train, roles, cell.binarization)
+            # The fold's own rows and binary features (the cell's binarization), grown by CART.
+            prepared = pipeline.prepare(table, Roles.from_dict(cell.roles), "cart", cell.binarization,
+                                        solving.evaluation(cell))
             for lam in path.lambdas:
-                result = solve(problem, "cart", {"max_depth": path.params.get("max_depth"), "regularization": lam})
-                holdout = solving.holdout_report(result.model, problem, test, roles, description)
+                result = api.solve(prepared.problem, "cart",
+                                   {"max_depth": path.params.get("max_depth"), "regularization": lam})
+                holdout = pipeline.score(result.model, prepared)
                 scores[lam].append((result.metrics.get(path.metric), holdout.get("metrics", {}).get(path.metric),
                                     result.model.n_leaves))
     except (DataError, ParameterError, ProblemError):

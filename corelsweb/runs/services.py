@@ -15,6 +15,7 @@ from corelsweb.datasets.services import features_preview
 from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from solver import registry
+from solver import roles as solver_roles
 from solver.registry import ParameterError
 
 log = logging.getLogger(__name__)
@@ -29,8 +30,8 @@ def get_run_for_user(request, pk):
 
 def new_run(owner, dataset, algorithm, params, limits, evaluation=None, note="", path=None):
     """Return an unsaved queued run with a snapshot of the dataset's roles and binarization, routed to a queue."""
-    run = Run(owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits,
-              roles=dict(dataset.roles), binarization=dataset.binarization, evaluation=evaluation or {},
+    run = Run(owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits, roles=dict(dataset.roles),
+              binarization=registry.get(algorithm).binarization_for(dataset.binarization), evaluation=evaluation or {},
               note=note, path=path)
     run.queue = queue_for(run)
     return run
@@ -84,7 +85,7 @@ def algorithm_for(name):
 def missing_roles(dataset, algorithm, config):
     """Return the plain-words roles ``algorithm`` needs that ``dataset`` has not been given."""
     have = {k for k, v in dataset.roles.items() if v}
-    return [registry.ROLE_WORDS.get(r, r) for r in algorithm.required_roles(config) if r not in have]
+    return [solver_roles.words(r) for r in solver_roles.missing(algorithm, config, have)]
 
 
 def estimate_for(dataset, algorithm, params):
@@ -103,8 +104,11 @@ def estimate_for(dataset, algorithm, params):
     spec = registry.get(algorithm)
     n_features = spec.searched_features(preview["n_features"], params)
     column_cuts = [count for _, count in preview.get("by_column", [])]
-    return algorithm_estimate(spec, n_features, dataset.n_rows, dataset_loss0(dataset, algorithm, params, preview),
-                              params, binarization=dataset.binarization, column_cuts=column_cuts)
+    binarization = spec.binarization_for(dataset.binarization)
+    out = algorithm_estimate(spec, n_features, dataset.n_rows, dataset_loss0(dataset, algorithm, params, preview),
+                             params, binarization=binarization, column_cuts=column_cuts)
+    out["binarization"] = binarization
+    return out
 
 
 def quota_problem(owner, new_runs=1):

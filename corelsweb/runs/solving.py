@@ -29,10 +29,9 @@ from numba.core.compiler_lock import global_compiler_lock
 from corelsweb.datasets.models import Dataset
 from corelsweb.datasets.services import load_table
 from corelsweb.runs import faults
-from solver import api, export, metrics
-from solver.api import Limits, ProblemError, solve
-from solver.data import DataError, Roles, make_problem
-from solver.data.evaluation import problem_like, split_table
+from solver import pipeline
+from solver.api import Limits, ProblemError
+from solver.data import DataError, Roles
 from solver.registry import ParameterError
 
 log = logging.getLogger(__name__)
@@ -44,48 +43,36 @@ PR_SET_PDEATHSIG = 1
 
 @dataclass
 class Job:
-    """Everything the child needs, read by the supervisor before the fork."""
+    """Everything the child needs, read by the supervisor before the fork: the prepared fit and its settings."""
 
-    algorithm: str
+    prepared: pipeline.Prepared
     params: dict
     limits: Limits
-    roles: Roles
-    problem: object
-    train: object
-    test: object
-    description: str
+
+    @property
+    def algorithm(self):
+        return self.prepared.algorithm
 
 
-def evaluation_split(run, table, roles):
-    """Return ``(train, test, description)`` for the run's evaluation setting."""
+def evaluation(run):
+    """Return the run's typed evaluation (``solver.pipeline``); a test file is read here."""
     ev = run.evaluation or {}
     if ev.get("test_dataset"):
         other = Dataset.objects.filter(pk=ev["test_dataset"], owner=run.owner).first()
         if other is None:
             raise DataError("The test dataset chosen for this run no longer exists.")
-        return table, load_table(other), f"test file {other.name}"
-    return split_table(table, roles, holdout=ev.get("holdout"), kfold=ev.get("kfold"), fold=ev.get("fold"),
-                       seed=ev.get("seed", 0))
+        return pipeline.TestTable(load_table(other), other.name)
+    return pipeline.evaluation_from_dict(ev)
 
 
-def holdout_report(model, problem, test, roles, description):
-    """Score ``model`` on the test rows; a problem with the test data is reported, not fatal."""
-    try:
-        return {"description": description, "n_samples": test.n_rows,
-                "metrics": metrics.evaluate(model, problem_like(problem, test, roles, model))}
-    except (DataError, KeyError) as e:
-        return {"description": description, "error": str(e).strip("'\"")}
+def prepare(run, warm=True):
+    """Read and binarize the run's training rows (and its test rows); raise ``USER_ERRORS`` in plain words.
 
-
-def prepare(run):
-    """Read and binarize the run's training rows (and its test rows); raise ``USER_ERRORS`` in plain words."""
-    table = load_table(run.dataset)
-    roles = Roles.from_dict(run.roles)
-    train, test, description = evaluation_split(run, table, roles)
-    problem = make_problem(train, roles, run.binarization)
-    # Compile here, so that the child inherits the kernels instead of compiling them on every run.
-    api.warm(run.algorithm)
-    return Job(run.algorithm, run.params, Limits.from_dict(run.limits), roles, problem, train, test, description)
+    ``warm``: compile here, so that the child inherits the kernels instead of compiling them on every run.
+    """
+    prepared = pipeline.prepare(load_table(run.dataset), Roles.from_dict(run.roles), run.algorithm, run.binarization,
+                                evaluation(run), warm=warm)
+    return Job(prepared, run.params, Limits.from_dict(run.limits))
 
 
 class Child:
@@ -170,10 +157,7 @@ def child_main(conn, job):
     """Solve ``job`` and send its result (or its failure in plain words)."""
     reporter = ChildReporter(conn)
     try:
-        result = solve(job.problem, job.algorithm, job.params, job.limits, reporter, reporter.incumbent)
-        result.test_vectors = export.test_vectors(result.model, job.train)
-        if job.test is not None:
-            result.holdout = holdout_report(result.model, job.problem, job.test, job.roles, job.description)
+        result = pipeline.run(job.prepared, job.params, job.limits, reporter, reporter.incumbent)
         message = ("done", result.to_dict())
     except USER_ERRORS as e:
         message = ("error", str(e), "")

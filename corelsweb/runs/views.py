@@ -1,6 +1,5 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-import json
 
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -173,14 +172,7 @@ def export_model(request, pk, fmt):
     run = services.get_run_for_user(request, pk)
     if run.result is None or fmt not in export.EXPORT_FORMATS:
         raise Http404
-    model = model_from_dict(run.result["model"])
-    vectors = run.result.get("test_vectors", [])
-    if fmt == "json":
-        body, kind, ext = json.dumps(export.to_json(model, vectors), indent=1), "application/json", "json"
-    elif fmt == "python":
-        body, kind, ext = export.to_python(model, vectors), "text/x-python", "py"
-    else:
-        body, kind, ext = export.to_sql(model) + "\n", "application/sql", "sql"
+    body, kind, ext = export.render(model_from_dict(run.result["model"]), fmt, run.result.get("test_vectors", []))
     response = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-model.{ext}"'
     return response
@@ -342,7 +334,7 @@ def comparison_rows(runs):
             return objective_words(r.algorithm, r.result.get("params") or r.params) == words
         measures.append((f"objective: {words} (training)",
                          lambda r, mine=mine: r.result["objective"] if mine(r) else None, "{:.6f}"))
-        measures.append((f"lower bound on it",
+        measures.append(("lower bound on it",
                          lambda r, mine=mine: r.result.get("lower_bound") if mine(r) else None, "{:.6f}"))
     measures.append(("leaves / rules", lambda r: leaf_count(r.result["model"]), "{}"))
     for key, words, fmt in COMPARED_METRICS:

@@ -35,6 +35,8 @@ ALGORITHM = Algorithm(
     search_features=mined_antecedents,
     search_module="solver.corels.search",
     model_type="rule_list",
+    # Rules are mined from the binary features: thousands of exact thresholds of a numeric column are beyond reach.
+    binarization="quantile:8",
     params=(
         regularization_param(default=0.01, help_extra="Each rule costs as much as misclassifying a fraction λ "
                              "of the rows; λ = 0.01 adds a rule only if it removes more than 1 % of the errors."),

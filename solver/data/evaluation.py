@@ -92,31 +92,11 @@ def problem_like(problem, table, roles, model=None):
     return Problem(X=X, features=features, label_name=problem.label_name, **fields)
 
 
-def _stratify_by(table, roles):
+def stratify_by(table, roles):
+    """Return the labels (or events) a split stratifies by, as text; None without either."""
     column = roles.label or roles.event
     if not column:
         return None
     if column not in table:
         raise DataError(f"The data has no column named {column!r}.")
     return np.array([predicates.as_text(v) for v in table[column]], dtype=object)
-
-
-def split_table(table, roles, holdout=None, kfold=None, fold=None, seed=0):
-    """Split a raw table for evaluation: a stratified holdout fraction or one fold of k.
-
-    Returns
-    -------
-    train : Table
-    test : Table or None
-    description : str
-        Plain words for pages and result files ("20 % held out (stratified, seed 0)").
-    """
-    n = table.n_rows
-    labels = _stratify_by(table, roles)
-    if kfold:
-        train, test = kfold_rows(n, kfold, fold, seed, labels)
-        return table.take(train), table.take(test), f"fold {fold + 1} of {kfold} (stratified, seed {seed})"
-    if holdout:
-        train, test = holdout_rows(n, holdout, seed, labels)
-        return table.take(train), table.take(test), f"{holdout:.0%} held out (stratified, seed {seed})"
-    return table, None, ""

@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass, field, fields
 
 from solver.data.table import DataError
+from solver.roles import ROLE_NAMES
 
 MISSING_POLICIES = ("feature", "drop")
 MAX_CATEGORIES = 50
-ROLE_NAMES = ("label", "weight", "time", "event", "group", "treatment", "outcome")
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,7 @@ class Roles:
 
     def role_columns(self):
         """Return the columns that play a role other than feature."""
-        named = (self.label, self.weight, self.time, self.event, self.group, self.treatment, self.outcome)
-        return [c for c in named if c]
+        return [c for c in (getattr(self, name) for name in ROLE_NAMES) if c]
 
     def feature_columns(self, names):
         """Return the feature columns among the table's column ``names``."""
