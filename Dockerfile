@@ -15,13 +15,16 @@ RUN useradd --create-home --uid 10001 corelsweb
 ENV PATH=/venv/bin:$PATH \
     DJANGO_SETTINGS_MODULE=corelsweb.settings \
     CORELSWEB_VAR_DIR=/data \
-    STATIC_ROOT=/app/static \
+    CORELSWEB_ROOT=/app \
+    STATIC_ROOT=/app/collected-static \
     NUMBA_CACHE_DIR=/app/numba-cache \
     PYTHONUNBUFFERED=1
 COPY --from=build /venv /venv
 WORKDIR /app
 COPY manage.py ./
-RUN mkdir -p /data /app/static /app/numba-cache && chown -R corelsweb /data /app
+COPY templates ./templates
+COPY static ./static
+RUN mkdir -p /data /app/collected-static /app/numba-cache && chown -R corelsweb /data /app
 USER corelsweb
 # Static files (plotly.js from the plotly package) collected at build time.
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import time
 
 from bench.harness import best_of, markdown_table, run_isolated, write_results
 from conftest import shared_dataset
@@ -41,7 +40,6 @@ def load(name):
 
 def reference_fit(name, task, depth, time_limit):
     """Fit pystreed; return the optimum recomputed from its training predictions and the fit time."""
-    import numpy as np
     import pystreed
 
     X, y = load(name)

@@ -13,6 +13,8 @@ from urllib.parse import parse_qs, unquote, urlparse
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The project's top level: templates/ and static/ live there (an installed image points CORELSWEB_ROOT at its copy).
+ROOT_DIR = Path(os.environ.get("CORELSWEB_ROOT", BASE_DIR))
 VAR_DIR = Path(os.environ.get("CORELSWEB_VAR_DIR", BASE_DIR / "var"))
 
 
@@ -128,7 +130,7 @@ WSGI_APPLICATION = "corelsweb.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "corelsweb" / "templates"],
+        "DIRS": [ROOT_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -164,7 +166,7 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing directory
-STATICFILES_DIRS = [BASE_DIR / "corelsweb" / "static"]
+STATICFILES_DIRS = [ROOT_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",

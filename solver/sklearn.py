@@ -462,6 +462,13 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
         return {**super()._solver_params(), "misclassification_costs": self._costs_text}
 
 
+def policy_params():
+    """Return the names of STreeD's parameters that apply to policy trees (all but ``objective`` and other tasks')."""
+    config = {"objective": "policy"}
+    return [p.name for p in registry.get("streed").params
+            if p.name != "objective" and all(config.get(k, v[0]) in v for k, v in p.visible_when.items())]
+
+
 class STreeDPolicyTree(BaseEstimator):
     """STreeD prescriptive policy tree: assigns the treatment with the highest estimated outcome (App. D).
 
@@ -474,13 +481,22 @@ class STreeDPolicyTree(BaseEstimator):
     algorithm = "streed"
 
     def __init__(self, *, max_depth=3, max_nodes=None, min_samples_leaf=1, teacher="doubly_robust", capacity=None,
-                 reference_treatment=None, time_limit=None, node_limit=None, binarize=None):
+                 reference_treatment=None, use_depth_two_solver=True, use_upper_bound=True, use_lower_bound=True,
+                 use_similarity_lower_bound=True, use_dataset_caching=True, use_branch_caching=False,
+                 threshold_search="auto", time_limit=None, node_limit=None, binarize=None):
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.min_samples_leaf = min_samples_leaf
         self.teacher = teacher
         self.capacity = capacity
         self.reference_treatment = reference_treatment
+        self.use_depth_two_solver = use_depth_two_solver
+        self.use_upper_bound = use_upper_bound
+        self.use_lower_bound = use_lower_bound
+        self.use_similarity_lower_bound = use_similarity_lower_bound
+        self.use_dataset_caching = use_dataset_caching
+        self.use_branch_caching = use_branch_caching
+        self.threshold_search = threshold_search
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.binarize = binarize
@@ -495,9 +511,10 @@ class STreeDPolicyTree(BaseEstimator):
         table.columns["__treatment__"] = np.array([_label_text(v) for v in np.asarray(treatment)], dtype=object)
         table.columns["__outcome__"] = np.asarray(outcome, dtype=np.float64)
         problem = make_problem(table, Roles(treatment="__treatment__", outcome="__outcome__"), binarization(self))
-        params = {"objective": "policy", "max_depth": self.max_depth, "max_nodes": self.max_nodes,
-                  "min_samples_leaf": self.min_samples_leaf, "teacher": self.teacher, "capacity": self.capacity,
-                  "reference_treatment": None if self.reference_treatment is None else _label_text(self.reference_treatment)}
+        params = {name: getattr(self, name) for name in policy_params()}
+        params["objective"] = "policy"
+        if self.reference_treatment is not None:
+            params["reference_treatment"] = _label_text(self.reference_treatment)
         self.result_ = solve(problem, "streed", params, Limits(time_limit=self.time_limit, node_limit=self.node_limit))
         self.model_ = self.tree_ = self.result_.model
         self.treatments_ = list(problem.treatments)

@@ -38,16 +38,16 @@ class Dataset(models.Model):
     class Meta:
         ordering = ["-created"]
 
-    @property
-    def preview_binarization(self):
-        """Return the binarization the dataset page previews: the chosen one, else the exact thresholds."""
-        return self.binarization or "exact"
-
     def __str__(self):
         return self.name
 
     def get_absolute_url(self):
         return reverse("dataset-detail", args=[self.pk])
+
+    @property
+    def preview_binarization(self):
+        """Return the binarization the dataset page previews: the chosen one, else the exact thresholds."""
+        return self.binarization or "exact"
 
     @property
     def column_names(self):

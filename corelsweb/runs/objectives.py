@@ -2,24 +2,13 @@
 
 import numpy as np
 
+from solver.objectives import LOSS0_OBJECTIVES, OBJECTIVES
 from solver.regularization import single_leaf_loss
 
 SURVIVAL_CONVENTIONS = [(ties, normalizer) for ties in ("osst", "sksurv") for normalizer in ("range", "max")]
 
 # The loss each objective minimises, in words (compare page, run page).
-OBJECTIVE_WORDS = {
-    "accuracy": "misclassification rate",
-    "balanced_accuracy": "1 − balanced accuracy",
-    "weighted_accuracy": "weighted misclassification",
-    "f1": "1 − F1",
-    "auc": "1 − AUC",
-    "pauc": "1 − partial AUC",
-    "ibs": "integrated Brier score",
-    "cost_sensitive": "misclassification cost",
-    "demographic_parity": "misclassification rate (demographic parity ≤ δ)",
-    "equality_of_opportunity": "misclassification rate (equality of opportunity ≤ δ)",
-    "policy": "− policy value",
-}
+OBJECTIVE_WORDS = {o.name: o.loss for o in OBJECTIVES.values()}
 
 
 def objective_name(algorithm, config):
@@ -63,9 +52,9 @@ def dataset_loss0(dataset, algorithm, config, preview):
         if weights is not None and len(weights) == 2:
             # Profile counts are keyed by value; the positive class is the last class of the problem.
             weights = _ordered_counts(dataset)
-    if name not in ("accuracy", "balanced_accuracy", "weighted_accuracy", "f1", "auc", "pauc"):
-        name = "accuracy"
-    return single_leaf_loss(name, weights, config)
+    if name not in LOSS0_OBJECTIVES:
+        name = "accuracy"  # STreeD's other objectives have no λ; the estimate reads accuracy's ℓ₀
+    return OBJECTIVES[name].loss0(weights, config)
 
 
 def _ordered_counts(dataset):

@@ -8,12 +8,13 @@ hull by the tree-level branch-and-bound of the spec's §3.4 (``solver.gosdt.rank
 
 from dataclasses import replace
 
+from solver import objectives
 from solver.gosdt import rank_params
 from solver.registry import Algorithm, Param, max_depth_param, regularization_param
 
-OBJECTIVES = ("accuracy", "balanced_accuracy", "weighted_accuracy", "f1", "auc", "pauc")
+OBJECTIVES = objectives.offered_by("gosdt")
 
-ADDITIVE = ("accuracy", "balanced_accuracy", "weighted_accuracy")
+ADDITIVE = objectives.additive("gosdt")
 
 
 def _bound(name, theorem, help_text):
@@ -92,5 +93,5 @@ ALGORITHM = Algorithm(
               label="Threshold search", choices=("auto", "ordered", "binary"), group="search",
               visible_when={"objective": ADDITIVE}),
     ),
-    multiclass=lambda config: config.get("objective", "accuracy") == "accuracy",
+    multiclass=lambda config: objectives.get(config.get("objective", "accuracy")).multiclass,
 )

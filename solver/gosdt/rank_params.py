@@ -4,9 +4,10 @@
 those objectives (``visible_when={"objective": NON_ADDITIVE}``). Kept light: no numba here.
 """
 
+from solver import objectives
 from solver.registry import Param
 
-NON_ADDITIVE = ("f1", "auc", "pauc")
+NON_ADDITIVE = tuple(name for name in objectives.offered_by("gosdt") if not objectives.get(name).additive)
 
 
 def _switch(name, label, help_text):

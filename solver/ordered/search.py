@@ -102,7 +102,8 @@ class OrderedSearch:
         engine = self.engine
         if np.isfinite(engine.upper_bound):
             self.upper_bound = min(self.upper_bound, self.to_objective(engine.upper_bound))
-        lower = self.to_objective(engine.lower_bound) if np.isfinite(engine.lower_bound) else self.lower_bound
+        engine_lower = engine.lower_bound
+        lower = self.to_objective(engine_lower) if np.isfinite(engine_lower) else self.lower_bound
         self.lower_bound = min(max(self.lower_bound, lower), self.upper_bound)
         if engine.done:
             self.lower_bound = self.upper_bound

@@ -7,9 +7,10 @@ dynamic programming. Kept light: no numba here (the web process imports it).
 import math
 from dataclasses import replace
 
+from solver import objectives
 from solver.registry import Algorithm, Param, ParameterError, max_depth_param
 
-TASKS = ("accuracy", "cost_sensitive", "f1", "demographic_parity", "equality_of_opportunity", "policy")
+TASKS = objectives.offered_by("streed")
 
 
 def _switch(name, label, help_text, default=True):
@@ -18,9 +19,7 @@ def _switch(name, label, help_text, default=True):
 
 
 def _requires(config):
-    roles = {"policy": ("treatment", "outcome"), "demographic_parity": ("label", "group"),
-             "equality_of_opportunity": ("label", "group")}
-    return roles.get(config["objective"], ("label",))
+    return objectives.get(config["objective"]).roles
 
 
 def _check(config):
@@ -123,7 +122,7 @@ ALGORITHM = Algorithm(
               label="Threshold search", choices=("auto", "ordered", "binary"), group="search"),
     ),
     requires=_requires,
-    multiclass=lambda config: config["objective"] in ("accuracy", "cost_sensitive"),
+    multiclass=lambda config: objectives.get(config["objective"]).multiclass,
     renamed={"task": "objective"},
     check=_check,
 )

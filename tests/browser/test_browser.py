@@ -1,32 +1,10 @@
 # Check the pages in headless Chromium: sign up, upload, run through a real worker, see the drawn tree, share it.
-import os
-
 import pytest
 
 from conftest import shared_dataset
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls
-    # the test makes between page actions are still plain synchronous calls.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Debian's chromium is not installed (apt-get install -y chromium)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-
 
 def test_sign_up_upload_run_and_see_the_tree(browser, live_server, celery_worker_process):
     page = browser.new_page(viewport={"width": 1300, "height": 1000})

@@ -3,7 +3,6 @@
 import pytest
 
 from conftest import shared_dataset
-from tests.browser.test_browser import browser  # noqa: F401 - the Chromium fixture
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser

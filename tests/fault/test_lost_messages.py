@@ -12,7 +12,6 @@ from django.core.files.base import ContentFile
 
 from conftest import make_user, shared_dataset
 from corelsweb.datasets.services import create_dataset
-from corelsweb.ops.services import overview
 from corelsweb.runs import lifecycle, recovery, services
 from corelsweb.runs.models import Run
 from tests.conftest import ControlProcess, WorkerProcess, require_real_services, wait_for_run

@@ -1,8 +1,6 @@
 # Check the pages that fought the user (issue 21, items 8-14): large trees fit and fold, the estimate follows
 # the form per algorithm, algorithms offered by roles, CORELS defaults that prove, plot polish, runs grouped
 # under paths with names and notes, and what staff can see.
-import numpy as np
-import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 

@@ -4,7 +4,6 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from corelsweb.runs import paths
 from corelsweb.runs.models import RegularizationPath, Run
 from corelsweb.shares.models import ShareLink
 from corelsweb.shares.services import create_link

@@ -3,7 +3,8 @@ from unittest import mock
 
 from django.urls import reverse
 
-from corelsweb.runs import paths, solving
+from corelsweb.runs import paths
+from solver import pipeline
 from corelsweb.runs.models import RegularizationPath, Run
 from tests.factories import make_dataset
 
@@ -53,7 +54,7 @@ def test_folds_partition_the_rows(alice, eager_celery, django_capture_on_commit_
 def test_a_failed_cell_is_shown_not_dropped_and_can_be_retried(alice_client, alice, eager_celery, tmp_path,
                                                                django_capture_on_commit_callbacks):
     dataset = make_dataset(alice, DATA)
-    real_solve = solving.solve
+    real_solve = pipeline.run
     # Solves run in child processes: the one that removes the flag file is the one that fails.
     flag = tmp_path / "fail-once"
     flag.touch()
@@ -65,7 +66,7 @@ def test_a_failed_cell_is_shown_not_dropped_and_can_be_retried(alice_client, ali
             return real_solve(*args, **kwargs)
         raise RuntimeError("worker fell over")
 
-    with mock.patch.object(solving, "solve", side_effect=flaky), \
+    with mock.patch.object(pipeline, "run", side_effect=flaky), \
             django_capture_on_commit_callbacks(execute=True):
         start_path(alice_client, dataset, lambdas="0.01, 0.05")
     path = RegularizationPath.objects.get()

@@ -101,7 +101,7 @@ def test_a_data_problem_fails_with_a_plain_message(alice, eager_celery):
 
 def test_an_internal_error_keeps_the_traceback_for_staff(alice, eager_celery):
     run = make_run(alice)
-    with mock.patch("corelsweb.runs.solving.solve", side_effect=RuntimeError("kaboom")):
+    with mock.patch("solver.pipeline.run", side_effect=RuntimeError("kaboom")):
         execute_run_task.delay(run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED

@@ -23,8 +23,9 @@ from typing import Callable
 
 import numpy as np
 
-TASKS = ("accuracy", "cost_sensitive", "f1", "demographic_parity", "equality_of_opportunity",
-         "policy")
+from solver import objectives
+
+TASKS = objectives.offered_by("streed")
 
 
 @dataclass(eq=False)

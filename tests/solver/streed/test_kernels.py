@@ -82,7 +82,9 @@ def _pareto_by_definition(values, nodes, caps):
 @given(st.data(), st.integers(1, 40), st.integers(0, 12), st.booleans())
 def test_pareto_fast_paths_keep_the_same_points(data, k, line, integral):
     # Two components (one-key sort for integer counts) and three on a line v1 + v2 = const (fairness).
-    draw = lambda lo, hi: np.array(data.draw(st.lists(st.integers(lo, hi), min_size=k, max_size=k)), dtype=float)
+    def draw(lo, hi):
+        return np.array(data.draw(st.lists(st.integers(lo, hi), min_size=k, max_size=k)), dtype=float)
+
     nodes = draw(0, 3).astype(np.int64)
     v1 = draw(0, line)
     three = np.column_stack([draw(0, 9) + (0 if integral else 0.5), v1, line - v1])  # halves: the unpacked path
