@@ -107,6 +107,7 @@ class RashomonSearch:
             self.lower_bound = self.upper_bound = float(self.rows.keys.objective(*self._best_cell()))
             middle = (self.optimum + self.theta) // 2
             self.stages = sorted({k for k in (middle, self.theta) if k > key})
+            self.proved = (self.builder.result, min(key, self.theta))  # θ below the optimum: an empty set
         if not self.stages:
             return True
         self.builder.request(self.root_key, self.stages[0])
@@ -140,8 +141,8 @@ class RashomonSearch:
 
     def best_model(self):
         s = self.tree_set()
-        if s is None or s.root < 0:
-            return self.gosdt.best_model()
+        if s is None or s.count() == 0:
+            return self.gosdt.best_model()  # no set proved yet, or θ below the optimum
         return report.to_tree(s, s.tree_at(0), self.problem)
 
     def stats(self):
