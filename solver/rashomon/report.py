@@ -179,3 +179,20 @@ def export(s, features, X=None):
 def load(d):
     """Return the ``TreeSet`` of an ``export`` dict (or of ``extras["graph"]``)."""
     return TreeSet.from_dict(d.get("graph", d))
+
+
+def test_votes(extras, problem, table, roles):
+    """Return ``extras["test_votes"]``: the set's votes on the raw test rows (share of trees predicting 1, disagreement)."""
+    from solver.data.evaluation import problem_like
+
+    if not extras.get("graph") or not extras.get("count"):
+        return None
+    s = load(extras["graph"])
+    test = problem_like(problem, table, roles)
+    v = votes(s, test.X)
+    total = extras["count"]
+    y = np.asarray(test.y) if test.y is not None else None
+    return {"rows": len(v), "disagree": int(sum(1 for n in v if 0 < n < total)), "share_one": [n / total for n in v],
+            "labels": None if y is None else y.tolist(),
+            "majority_accuracy": None if y is None or not len(v) else
+            float(np.mean([(2 * n >= total) == (yi == 1) for n, yi in zip(v, y)]))}
