@@ -110,6 +110,14 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
     result.test_vectors = export.test_vectors(result.model, prepared.train)
     if prepared.test is not None:
         result.holdout = score(result.model, prepared)
+        if result.algorithm == "rashomon":  # the set's own votes on the test rows (per-row disagreement)
+            from solver.rashomon.report import test_votes
+
+            try:
+                result.extras["test_votes"] = test_votes(result.extras, prepared.problem, prepared.test,
+                                                         prepared.roles)
+            except (DataError, KeyError) as e:
+                result.extras["test_votes"] = {"error": str(e).strip("'\"")}
     return result
 
 

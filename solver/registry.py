@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 # Display order; any other package with a ``params`` module comes after these.
-DISPLAY_ORDER = ("corels", "gosdt", "osdt", "streed", "osst", "cart")
+DISPLAY_ORDER = ("corels", "gosdt", "rashomon", "osdt", "streed", "osst", "cart")
 
 
 

@@ -529,3 +529,97 @@ class STreeDPolicyTree(BaseEstimator):
         table = {name: X[:, j] for j, name in enumerate(self.feature_names_in_)}
         index = self.model_.predict(self.model_.binarize(table))
         return np.array([self.model_.classes[i] for i in index], dtype=object)
+
+
+class RashomonSet(SolverClassifierMixin, BaseEstimator):
+    """Every sparse tree within (1 + ε) of the optimum (TreeFARMS: Xin et al., NeurIPS 2022), kept as a graph.
+
+    Parameters are the registry's (``solver/rashomon/params.py``): ``objective`` (accuracy, balanced or
+    weighted accuracy), ``regularization`` (λ), ``max_depth`` (splits on a path; treefarms'
+    ``depth_budget`` is one more), ``epsilon`` (ε), ``additive_epsilon`` (δ), ``objective_bound`` (θ),
+    ``cost_weight`` (ω), ``ignore_trivial_extensions`` and the sound bound switches. Fitted: ``set_``
+    (``solver.rashomon.sets.TreeSet``), ``count_`` (exact, a Python int), ``model_`` (a best tree).
+    ``predict`` is the set's majority vote (ties predict the positive class), ``predict_proba`` the
+    share of trees voting for each class, ``ambiguity`` says on which rows the trees disagree.
+    """
+
+    algorithm = "rashomon"
+
+    def __init__(self, *, objective="accuracy", regularization=0.01, max_depth=None, epsilon=0.05,
+                 additive_epsilon=None, objective_bound=None, cost_weight=1.0, ignore_trivial_extensions=True,
+                 use_hierarchical_bound=True, use_lookahead_bound=True, use_equivalent_points_bound=True,
+                 use_leaf_permutation_bound=True, time_limit=None, node_limit=None, binarize=None):
+        self.objective = objective
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.epsilon = epsilon
+        self.additive_epsilon = additive_epsilon
+        self.objective_bound = objective_bound
+        self.cost_weight = cost_weight
+        self.ignore_trivial_extensions = ignore_trivial_extensions
+        self.use_hierarchical_bound = use_hierarchical_bound
+        self.use_lookahead_bound = use_lookahead_bound
+        self.use_equivalent_points_bound = use_equivalent_points_bound
+        self.use_leaf_permutation_bound = use_leaf_permutation_bound
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.binarize = binarize
+
+    def fit(self, X, y, sample_weight=None):
+        """Find the set; return ``self``."""
+        from solver.rashomon.report import load
+
+        super().fit(X, y, sample_weight=sample_weight)
+        extras = self.result_.extras
+        if extras.get("graph") is None:
+            raise ValueError("The Rashomon set's graph is too large to keep; lower epsilon or add a depth limit.")
+        self.set_ = load(extras["graph"])
+        self.count_ = extras["count"]
+        return self
+
+    def _set_binary(self, X):
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
+        names = self.feature_names_in_ if self.feature_names_in_ is not None else [f"x{j}" for j in range(X.shape[1])]
+        table = {name: X[:, j] for j, name in enumerate(names)}
+        features = self.model_.features
+        out = np.zeros((X.shape[0], len(features)), dtype=np.uint8)
+        for j in self.set_.features_used():
+            out[:, j] = predicates.evaluate(features[j], table)
+        return out
+
+    def votes(self, X):
+        """Return, for every row, the number of trees of the set predicting the positive class (Python ints)."""
+        from solver.rashomon.report import votes
+
+        check_is_fitted(self, "set_")
+        return votes(self.set_, self._set_binary(X))
+
+    def predict_proba(self, X):
+        """Return the share of the set's trees voting for each class."""
+        share = np.array([v / self.count_ for v in self.votes(X)]) if self.count_ else np.zeros(_num_samples(X))
+        by_index = np.column_stack([1 - share, share])
+        order = [self.model_.classes.index(str(_label_text(c))) for c in self.classes_]
+        return by_index[:, order]
+
+    def predict(self, X):
+        """Return the majority vote of the set (a tie predicts the positive class, as a tied leaf does)."""
+        index = np.array([1 if 2 * v >= self.count_ else 0 for v in self.votes(X)])
+        labels = np.array([self._class_of[self.model_.classes[i]] for i in index])
+        return labels.astype(self.classes_.dtype, copy=False)
+
+    def ambiguity(self, X):
+        """Return (share of trees predicting the positive class, whether the trees disagree) per row."""
+        v = self.votes(X)
+        return (np.array([n / self.count_ for n in v]), np.array([0 < n < self.count_ for n in v]))
+
+    def trees(self, k=10):
+        """Return the ``k`` best trees of the set (objective order) as ``solver.models.Tree``."""
+        from solver.rashomon.report import to_tree
+
+        return [to_tree(self.set_, t, self.model_) for _, t in self.set_.trees(limit=k)]
+
+    def sample(self, n, seed=0):
+        """Return ``n`` trees drawn uniformly from the set."""
+        from solver.rashomon.report import to_tree
+
+        return [to_tree(self.set_, t, self.model_) for t in self.set_.sample(n, seed=seed)]

@@ -10,6 +10,7 @@ a builder here, not editing templates.
 
 from corelsweb.figures.classification import confusion_figure
 from corelsweb.figures.corels import queue_length_figure, remaining_space_figure
+from corelsweb.figures.rashomon import rashomon_panels as _rashomon_panels
 from corelsweb.figures.roc import roc_hull_figure
 from corelsweb.figures.streed import streed_panels as _streed_panels
 from corelsweb.figures.survival import brier_figure, composition_figure, km_figure, metrics_figure
@@ -102,7 +103,12 @@ def streed_panels(result):
     return _streed_panels(result, panel)
 
 
-PANEL_BUILDERS = [confusion_panels, roc_panels, survival_panels, streed_panels, trace_panels, corels_panels]
+def rashomon_panels(result):
+    return _rashomon_panels(result, panel)
+
+
+PANEL_BUILDERS = [confusion_panels, rashomon_panels, roc_panels, survival_panels, streed_panels, trace_panels,
+                  corels_panels]
 
 
 def panels_for_result(result):

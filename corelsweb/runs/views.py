@@ -16,7 +16,7 @@ from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
 from corelsweb.ops.warming import algorithm_readiness, run_wait_note
 from corelsweb.runs import metric_table, services
 from corelsweb.runs.objectives import objective_words
-from corelsweb.figures.tree import tree_rule_lines
+from corelsweb.figures.tree import tree_figure, tree_rule_lines
 from corelsweb.runs import paths
 from corelsweb.runs.models import Run
 from corelsweb.runs.registry_forms import PathForm, RunForm
@@ -102,6 +102,7 @@ def result_context(v):
         "searched": metric_table.searched_features(result, v.get("features_preview"), v.get("evaluation")),
         "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
         "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
+        "rashomon": rashomon_context(result),
     }
 
 
@@ -360,3 +361,73 @@ def leaf_count(model):
     if model["type"] == "tree":
         return sum(1 for f in model["feature"] if f == -1)
     return f"{len(model['antecedents'])} + default"
+
+
+def rashomon_context(result):
+    """Return the Rashomon section of a run page: the count, bounds, features to filter on and the best trees."""
+    if not result or result.get("algorithm") != "rashomon":
+        return None
+    extras = result.get("extras") or {}
+    top = [{**t, "figure": tree_figure(t["tree"]), "element_id": f"rashomon-tree-{t['rank']}"}
+           for t in extras.get("top", [])]
+    return {"extras": extras, "top": top, "features": sorted(extras.get("importance", []), key=lambda r: r["name"]),
+            "filterable": bool(extras.get("graph"))}
+
+
+@login_required
+def rashomon_count(request, pk):
+    """Return the number of trees of a run's Rashomon set that the query's filters keep (computed on its graph)."""
+    run = services.get_run_for_user(request, pk)
+    extras = (run.result or {}).get("extras") or {}
+    if run.algorithm != "rashomon" or not extras.get("graph"):
+        return JsonResponse({"error": "This run has no Rashomon set to filter."}, status=404)
+    try:
+        flt = rashomon_filter(request.GET, extras)
+    except ValueError as e:
+        return JsonResponse({"error": str(e)}, status=400)
+    count = load_rashomon(extras["graph"]).count(flt)
+    total = extras["count"]
+    return JsonResponse({"count": str(count), "count_text": f"{count:,}", "total_text": f"{total:,}",
+                         "share": count / total if total else 0.0})
+
+
+def rashomon_filter(query, extras):
+    """Return the ``Filter`` of a count query, or raise ``ValueError`` with a plain sentence."""
+    import math
+
+    from solver.rashomon.sets import Filter
+
+    def features(name):
+        out = set()
+        for part in query.getlist(name):
+            for item in str(part).split(","):
+                if item.strip():
+                    if not item.strip().isdigit():
+                        raise ValueError(f"{name} must list feature numbers.")
+                    out.add(int(item))
+        return frozenset(out)
+
+    def number(name, kind):
+        text = (query.get(name) or "").strip()
+        if not text:
+            return None
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"{name.replace('_', ' ')} must be a number.") from None
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name.replace('_', ' ')} must be a number of at least 0.")
+        return value
+
+    scale = int(extras.get("scale") or 1)
+    score_min, score_max = number("score_min", float), number("score_max", float)
+    mistakes = (None if score_max is None else math.ceil((1 - score_max) * scale - 1e-9),
+                None if score_min is None else math.floor((1 - score_min) * scale + 1e-9))
+    return Filter(exclude=features("exclude"), include=features("include"), max_depth=number("max_depth", int),
+                  leaves=(number("leaves_min", int), number("leaves_max", int)), mistakes=mistakes)
+
+
+def load_rashomon(graph):
+    from solver.rashomon.report import load
+
+    return load(graph)

@@ -76,6 +76,9 @@ def matrix(w):
         "run-progress": ("get", [r], owner_only),
         "run-result-json": ("get", [r], owner_only),
         "run-export": ("get", [r, "python"], owner_only),
+        # The world's run is not a Rashomon run: its owner gets a plain 404 JSON, strangers the same 404
+        # (corelsweb/runs/tests/test_rashomon_pages.py checks an owner's 200 on a real set).
+        "run-rashomon-count": ("get", [r], {"anonymous": LOGIN, "owner": 404, "stranger": 404, "staff": 404}),
         "run-predict": ("get", [r], owner_only),
         "run-cancel": ("post", [r], owner_post),
         "run-retry": ("post", [r], owner_post),

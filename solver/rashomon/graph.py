@@ -1,0 +1,211 @@
+"""The Rashomon set as an and/or graph of subproblems (spec §2), built by a pausable search.
+
+A vertex is a subproblem: the rows that reach it (a Python-int bitset), the splits it may still
+make and, when subproblems are keyed by path (leaf permutation bound off), the path. Its OR choice is
+"leaf" or one of its ``options`` (feature, vertex for ``x = 0``, vertex for ``x = 1``); an option is an
+AND of one subtree from each child. ``cells`` is the vertex's histogram: for every (mistakes, leaves)
+pair with key at most the vertex's ``budget``, the exact number of its subtrees with that key. The
+number in a cell does not depend on the budget, so a vertex rebuilt with a larger budget keeps every
+cell it had and its parents stay valid (spec §2.4, "sharing").
+
+Budgets (spec §2.2): a child of a split gets its parent's budget minus a sound lower bound of its
+sibling. Lower bounds come from the equivalent points (GOSDT Thm B.9), the one-step lookahead
+(Thm B.2) and, once a vertex is built, its exact optimum (its smallest key) or, when it holds no tree
+within its budget, that budget plus one (the hierarchical bound, Thm B.1). No incumbent prunes, and
+the incremental-progress, leaf-support and similar-support rules of GOSDT are never used: they are
+unsound for listing every tree within the bound (spec §2.1).
+"""
+
+from __future__ import annotations
+
+UNLIMITED = -1
+
+
+def combine(cells0, cells1, budget, skip_leaf_pair):
+    """Return ``{(m, h): count}`` of the pairs of subtrees from two children whose keys sum to at most ``budget``.
+
+    ``cells0``/``cells1`` are sorted by key; ``skip_leaf_pair`` drops the split whose two children are
+    leaves (a trivial extension when they predict the same label, spec §1.2 rule 5).
+    """
+    out = {}
+    if not cells0 or not cells1:
+        return out
+    min1 = cells1[0][0]
+    for k0, m0, h0, n0 in cells0:
+        if k0 + min1 > budget:
+            break
+        for k1, m1, h1, n1 in cells1:
+            if k0 + k1 > budget:
+                break
+            if skip_leaf_pair and h0 == 1 and h1 == 1:
+                continue
+            cell = (m0 + m1, h0 + h1)
+            out[cell] = out.get(cell, 0) + n0 * n1
+    return out
+
+
+def sorted_cells(hist, keys):
+    """Return ``hist`` as a key-sorted list of (key, m, h, count), dropping empty cells."""
+    return sorted((keys.key(m, h), m, h, n) for (m, h), n in hist.items() if n)
+
+
+class Graph:
+    """The vertices, as parallel lists indexed by vertex id."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.support, self.depth, self.leaf_m, self.label = [], [], [], []
+        self.budget, self.options, self.cells = [], [], []
+        self.index = {}  # (support, depth, path) -> vertex id
+
+    def __len__(self):
+        return len(self.support)
+
+    def add(self, key, leaf_m, label):
+        v = len(self.support)
+        self.index[key] = v
+        self.support.append(key[0])
+        self.depth.append(key[1])
+        self.leaf_m.append(leaf_m)
+        self.label.append(label)
+        self.budget.append(-1)
+        self.options.append([])
+        self.cells.append([])
+        return v
+
+    def leaf_key(self, v):
+        return self.rows.keys.key(self.leaf_m[v], 1)
+
+
+class Builder:
+    """Builds the vertices a request ``(support, depth, path, budget)`` needs, a bounded number of steps at a time.
+
+    Each vertex under construction is a generator that yields the child requests it needs and
+    returns its vertex id (or -1 when it holds no tree within the budget). ``step`` runs the
+    generators from an explicit stack, so the search can stop between any two steps and resume.
+    """
+
+    def __init__(self, rows, max_depth=None, lookahead=True, equivalent=True, hierarchical=True, permutation=True,
+                 trivial=True):
+        self.rows, self.keys = rows, rows.keys
+        self.graph = Graph(rows)
+        self.lookahead, self.equivalent, self.hierarchical = lookahead, equivalent, hierarchical
+        self.permutation, self.trivial = permutation, trivial
+        self.root_depth = UNLIMITED if max_depth is None else int(max_depth)
+        self.proved = {}  # vertex key -> proved lower bound on its best subtree (exact optimum once built)
+        self.empty = {}  # vertex key -> largest budget under which it holds no tree
+        self.cheap = {}  # support -> (leaf mistakes, label, lower bound of a split)
+        self.stack, self.value = [], None
+        self.expansions = 0
+
+    # -- bounds ---------------------------------------------------------------------------------
+
+    def _facts(self, support):
+        f = self.cheap.get(support)
+        if f is None:
+            m, label = self.rows.leaf(support)
+            ep = self.rows.unavoidable(support) if self.equivalent else 0  # Thm B.9
+            split = ep * self.keys.q + (2 if self.lookahead else 1) * self.keys.lam  # Thm B.2: two leaves at least
+            f = self.cheap[support] = (m, label, split)
+        return f
+
+    def lower(self, key):
+        """Return a sound lower bound on the key of every subtree of vertex ``key``."""
+        support, depth, _ = key
+        m, _, split = self._facts(support)
+        leaf = self.keys.key(m, 1)
+        bound = leaf if depth == 0 or support & (support - 1) == 0 else min(leaf, split)
+        if self.hierarchical:
+            bound = max(bound, self.proved.get(key, bound))
+        return bound
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def resolve(self, key, budget):
+        """Return the vertex id, -1 (no tree within ``budget``), or None when the vertex must be (re)built."""
+        if budget < self.lower(key) or budget <= self.empty.get(key, -1):
+            return -1
+        v = self.graph.index.get(key)
+        if v is not None and self.graph.budget[v] >= budget:
+            return v if self.graph.cells[v] and self.graph.cells[v][0][0] <= budget else -1
+        return None
+
+    def request(self, key, budget):
+        """Start building ``key`` under ``budget`` (call ``step`` until it returns True; then read ``result``)."""
+        self.result = self.resolve(key, budget)
+        if self.result is None:
+            self.stack = [self._build(key, budget)]
+            self.value = None
+
+    def step(self, work):
+        """Advance the build by at most ``work`` generator steps; return True when the request is answered."""
+        stack = self.stack
+        while stack and work > 0:
+            try:
+                child = stack[-1].send(self.value)
+            except StopIteration as done:
+                stack.pop()
+                self.value = done.value
+                continue
+            resolved = self.resolve(*child)
+            if resolved is not None:
+                self.value = resolved
+                continue
+            stack.append(self._build(*child))
+            self.value = None
+            work -= 1
+            self.expansions += 1
+        if not stack:
+            self.result = self.value
+            return True
+        return False
+
+    # -- one vertex -----------------------------------------------------------------------------
+
+    def _child_key(self, key, feature, side, rows):
+        support, depth, path = key
+        child_depth = depth - 1 if depth > 0 else depth
+        return rows, child_depth, path if self.permutation else (path, feature, side)
+
+    def _build(self, key, budget):
+        support, depth, _ = key
+        m, label, _ = self._facts(support)
+        keys, g = self.keys, self.graph
+        hist = {}
+        if keys.key(m, 1) <= budget:
+            hist[(m, 1)] = 1
+        options = []
+        if depth != 0:
+            for j, col in enumerate(self.rows.cols):
+                ones = support & col
+                if ones == 0 or ones == support:
+                    continue  # an empty side is not a split (spec §1.1)
+                k0 = self._child_key(key, j, 0, support ^ ones)
+                k1 = self._child_key(key, j, 1, ones)
+                lb0, lb1 = self.lower(k0), self.lower(k1)
+                if lb0 + lb1 > budget:
+                    continue  # hierarchical bound: the split cannot fit
+                v0 = yield k0, budget - lb1
+                if v0 < 0:
+                    continue
+                min0 = g.cells[v0][0][0]
+                v1 = yield k1, budget - (min0 if self.hierarchical else lb0)
+                if v1 < 0:
+                    continue
+                skip = self.trivial and g.label[v0] == g.label[v1]
+                pairs = combine(g.cells[v0], g.cells[v1], budget, skip)
+                if pairs:
+                    options.append((j, v0, v1))
+                    for cell, n in pairs.items():
+                        hist[cell] = hist.get(cell, 0) + n
+        cells = sorted_cells(hist, keys)
+        if not cells:
+            self.empty[key] = max(budget, self.empty.get(key, -1))
+            self.proved[key] = max(self.proved.get(key, 0), budget + 1)
+            return -1
+        v = g.index.get(key)
+        if v is None:
+            v = g.add(key, m, label)
+        g.budget[v], g.options[v], g.cells[v] = budget, options, cells
+        self.proved[key] = cells[0][0]  # every subtree within the budget is here: the smallest key is the optimum
+        return v

@@ -1,0 +1,168 @@
+"""The Rashomon set's entry for ``solver/driver.py``: GOSDT's optimum, then the set's graph (spec §1.3, §2).
+
+Phase A runs GOSDT (``solver.gosdt.search``) to its proved optimum. Phase B builds the graph of every
+tree within θ in stages: first the trees at the optimum's key, then half-way to θ, then θ. Each stage
+finishes a complete Rashomon set for its own bound, so a time limit returns the last completed one
+(``extras.proved_bound``) and says which objectives are still open.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from solver.api import ProblemError
+from solver.models import LEAF, Tree
+from solver.rashomon import report
+from solver.rashomon.graph import Builder, UNLIMITED
+from solver.rashomon.objective import exact, make_rows
+from solver.rashomon.params import SOUND_BOUNDS
+from solver.rashomon.sets import TreeSet
+
+
+def make_search(problem, config):
+    return RashomonSearch(problem, config)
+
+
+def warmup():
+    from solver.gosdt.search import warmup as warm_gosdt
+
+    warm_gosdt()
+
+
+def gosdt_config(config):
+    """Return GOSDT's parameters for the optimum of the same objective, λ and depth (its unsound switches too)."""
+    from solver.gosdt.params import ALGORITHM
+
+    keep = ("objective", "regularization", "max_depth", "cost_weight") + SOUND_BOUNDS
+    return ALGORITHM.clean({k: config[k] for k in keep})
+
+
+def tree_key(rows, tree):
+    """Return (mistakes, leaves) of a ``Tree`` under the exact costs of ``rows``."""
+    mistakes, leaves = 0, 0
+    stack = [(0, rows.all)]
+    while stack:
+        i, support = stack.pop()
+        if tree.feature[i] == LEAF:
+            mistakes += rows.leaf(support)[0]
+            leaves += 1
+            continue
+        ones = support & rows.cols[tree.feature[i]]
+        stack += [(tree.left[i], support ^ ones), (tree.right[i], ones)]
+    return mistakes, leaves
+
+
+class RashomonSearch:
+    """The driver protocol over GOSDT then the Rashomon ``Builder``."""
+
+    initial_budget = 256
+    finished_status = "optimal"
+
+    def __init__(self, problem, config):
+        if problem.n_classes > 2:
+            raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
+        from solver.gosdt.search import make_search as gosdt_search
+
+        self.problem, self.config = problem, config
+        self.rows = make_rows(problem, config)
+        self.gosdt = gosdt_search(problem, gosdt_config(config))
+        self.builder = Builder(self.rows, config["max_depth"], lookahead=config["use_lookahead_bound"],
+                               equivalent=config["use_equivalent_points_bound"],
+                               hierarchical=config["use_hierarchical_bound"],
+                               permutation=config["use_leaf_permutation_bound"],
+                               trivial=config["ignore_trivial_extensions"])
+        depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
+        self.root_key = (self.rows.all, depth, ())
+        self.phase = "optimum"
+        self.stages = []
+        self.proved = None  # (root vertex, key bound) of the last completed stage
+        self.optimum = self.theta = None  # exact keys
+        self.lower_bound, self.upper_bound = -np.inf, np.inf
+        self._set = self._summary = None
+
+    @property
+    def nodes(self):
+        return self.gosdt.nodes + len(self.builder.graph)
+
+    def step(self, budget):
+        if self.phase == "optimum":
+            done = self.gosdt.step(budget)
+            self.lower_bound, self.upper_bound = self.gosdt.lower_bound, self.gosdt.upper_bound
+            if done:
+                self.phase = "set"
+                m, h = tree_key(self.rows, self.gosdt.best_model())
+                self.stages = [self.rows.keys.key(m, h)]
+                self.builder.request(self.root_key, self.stages[0])
+            return False
+        if not self.builder.step(budget):
+            return False
+        key = self.stages.pop(0)
+        self.proved = (self.builder.result, key)
+        self._set = self._summary = None
+        if self.optimum is None:
+            self.optimum = self.builder.graph.cells[self.builder.result][0][0]
+            self.theta = self._theta()
+            self.lower_bound = self.upper_bound = float(self.rows.keys.objective(*self._best_cell()))
+            middle = (self.optimum + self.theta) // 2
+            self.stages = sorted({k for k in (middle, self.theta) if k > key})
+            self.proved = (self.builder.result, min(key, self.theta))  # θ below the optimum: an empty set
+        if not self.stages:
+            return True
+        self.builder.request(self.root_key, self.stages[0])
+        return False
+
+    def _best_cell(self):
+        _, m, h, _ = self.builder.graph.cells[self.builder.result][0]
+        return m, h
+
+    def _theta(self):
+        """Return θ as a key: an absolute bound, the optimum + δ, or (1 + ε) × the optimum (spec §1.3)."""
+        keys, c = self.rows.keys, self.config
+        best = Fraction(self.optimum, keys.scale * keys.q)
+        if c["objective_bound"] is not None:
+            return keys.from_objective(exact(c["objective_bound"]))
+        if c["additive_epsilon"] is not None:
+            return keys.from_objective(best + exact(c["additive_epsilon"]))
+        return keys.from_objective(best * (1 + exact(c["epsilon"])))
+
+    def tree_set(self):
+        """Return the ``TreeSet`` of the last completed stage (the whole set once the search is done)."""
+        g = self.builder.graph
+        if self.proved is not None and (self._set is None or len(self._set.counts) != len(g)):
+            root, bound = self.proved
+            self._set = TreeSet(self.rows.keys, g.leaf_m, g.label, g.budget, g.options, vertex_counts(self.problem, g),
+                                root, bound, self.builder.trivial)
+        return self._set
+
+    def progress(self):
+        return {"graph_size": len(self.builder.graph), "phase": 0 if self.phase == "optimum" else 1}
+
+    def best_model(self):
+        s = self.tree_set()
+        if s is None or s.count() == 0:
+            return self.gosdt.best_model()  # no set proved yet, or θ below the optimum
+        return report.to_tree(s, s.tree_at(0), self.problem)
+
+    def stats(self):
+        return {"gosdt": self.gosdt.stats(), "subproblems": len(self.builder.graph),
+                "expansions": self.builder.expansions}
+
+    def extras(self):
+        s = self.tree_set()
+        if self._summary is None:
+            self._summary = report.summarize(s, self.problem, self.rows, self.config, self.optimum, self.theta)
+        return self._summary
+
+
+def vertex_counts(problem, graph):
+    """Return the training (weighted) class counts of every vertex's rows."""
+    y = np.asarray(problem.y)
+    weights = problem.weights
+    out = []
+    for support in graph.support:
+        bits = np.frombuffer(support.to_bytes((len(y) + 7) // 8 or 1, "little"), dtype=np.uint8)
+        member = np.unpackbits(bits, bitorder="little")[:len(y)].astype(bool)
+        out.append((float(weights[member & (y == 0)].sum()), float(weights[member & (y == 1)].sum())))
+    return out
