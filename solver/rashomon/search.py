@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from solver.api import ProblemError
-from solver.models import LEAF, Tree
+from solver.models import LEAF
 from solver.rashomon import report
 from solver.rashomon.graph import Builder, UNLIMITED
 from solver.rashomon.objective import exact, make_rows

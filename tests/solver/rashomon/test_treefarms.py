@@ -9,7 +9,6 @@ objective of a tree ((mistakes, leaves) whose objective prints as treefarms' opt
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
