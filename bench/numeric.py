@@ -91,12 +91,16 @@ def ours_fit(name, depth, time_limit, lam=None):
     table = read_file(shared_dataset(f"{name}.csv"))
     params = {"max_depth": depth} if lam is None else {"max_depth": depth, "regularization": lam}
 
+    searches = []
+
     def fit():
         problem = make_problem(table, Roles(label="label"))
-        return problem, solve(problem, algorithm, params, Limits(time_limit=time_limit))
+        result = solve(problem, algorithm, params, Limits(time_limit=time_limit))
+        searches.append(result.stats["solve_seconds"])
+        return problem, result
 
     (problem, result), wall, cpu, first = _best_of(fit)
-    search = result.stats["solve_seconds"]
+    search = min(searches)  # the fastest search of the repeats, as the walls are
     n = problem.n_samples
     errors = int(round((1 - result.metrics["accuracy"]) * n))
     to_errors = (lambda v: v * n) if lam is None else (lambda v: v)
