@@ -8,11 +8,13 @@ Leaves with equal ``r`` are collinear and may come in any order.
 
 ``auc_ch`` and ``pauc_ch`` are the areas the GOSDT rank objectives minimise
 ``1 −`` of; ``pauc_ch`` is the raw area over FPR ∈ [0, θ] (spec §1.4: no
-normalisation, so a one-leaf tree has θ²/2).
+normalisation, so a one-leaf tree has θ²/2). ``hull_area`` is the one kernel
+that computes it: GOSDT's rank search calls it on every tree it bounds.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 
@@ -52,30 +54,48 @@ def hull_points(pos, neg):
     return fpr, tpr, order
 
 
+@numba.njit(cache=True)
+def hull_area(up, un, count, limit):
+    """Return the area (count units, N⁺·N⁻ = 1) under the ROC hull of units ``0..count-1`` up to ``limit`` negatives.
+
+    Units are sorted by decreasing positive share; equal shares are collinear,
+    so their order does not matter (spec §1.4).
+    """
+    share = np.empty(count)
+    for i in range(count):
+        t = up[i] + un[i]
+        share[i] = up[i] / t if t > 0 else -1.0
+    order = np.argsort(-share)
+    x = 0.0
+    y = 0.0
+    area = 0.0
+    for k in range(count):
+        p, n = up[order[k]], un[order[k]]
+        if x + n <= limit:
+            area += n * (y + 0.5 * p)
+            x += n
+            y += p
+        else:
+            t = limit - x
+            if t > 0:
+                area += t * (y + p * t / (2.0 * n))
+            break
+    return area
+
+
+
 def pauc_ch(pos, neg, theta=1.0):
     """Return the raw area under the ROC convex hull over FPR ∈ [0, θ].
 
     Computed in count units (negatives × positives) and divided once at the
     end, so that equal trees give bit-equal areas.
     """
-    pos, neg = np.asarray(pos, dtype=np.float64), np.asarray(neg, dtype=np.float64)
+    pos = np.ascontiguousarray(pos, dtype=np.float64)
+    neg = np.ascontiguousarray(neg, dtype=np.float64)
     P, N = pos.sum(), neg.sum()
     if P <= 0 or N <= 0:
         raise ValueError("the ROC curve needs both classes")
-    limit = theta * N
-    x = y = area = 0.0
-    for i in leaf_order(pos, neg):
-        p, n = pos[i], neg[i]
-        if x + n <= limit:
-            area += n * (y + p / 2)
-            x += n
-            y += p
-        else:
-            t = limit - x
-            if t > 0:
-                area += t * (y + p * t / (2 * n))
-            break
-    return area / (P * N)
+    return hull_area(pos, neg, len(pos), theta * N) / (P * N)
 
 
 def auc_ch(pos, neg):

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from solver.bitset import popcount
+from solver.bitset import hash_words, popcount
 from solver.corels import pmap as pm
 from solver.corels.queue import SIZE, policy_key, pop, push, top_depth
 from solver.corels.trie import (
@@ -207,7 +207,7 @@ def child_key(data, cfg, scratch, u, s, depth, parent_hash):
         # not interchangeable (a longer one leaves less room), so the length is
         # part of the key.
         key[u.shape[0]] = np.uint64(depth + 1)
-    return pm.hash_words(key)
+    return hash_words(key, np.uint64(1))
 
 
 @numba.njit(cache=True)

@@ -28,9 +28,6 @@ import numba
 import numpy as np
 
 EMPTY = -1
-_MIX = np.uint64(0xFF51AFD7ED558CCD)
-_SEED = np.uint64(0x9E3779B97F4A7C15)
-_SHIFT = np.uint64(32)
 
 
 class PMap(NamedTuple):
@@ -106,16 +103,6 @@ def _pow2(x):
 
 def pmap_bytes(pmap):
     return sum(a.nbytes for a in pmap)
-
-
-@numba.njit(cache=True)
-def hash_words(key):
-    """Return a 64-bit hash of a key of words (used for captured vectors)."""
-    h = _SEED
-    for w in range(key.shape[0]):
-        h = (h ^ key[w]) * _MIX
-        h ^= h >> _SHIFT
-    return h
 
 
 @numba.njit(cache=True)

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from solver.bitset import hash_words, row_equals
+from solver import bitset_table as table
 
 EMPTY = -1
 NO_SPLIT = -1
@@ -135,21 +135,9 @@ def grown(graph, vertices, pool, edges):
 
 
 @numba.njit(cache=True)
-def key_hash(bits, depth, tag):
-    """Return a 64-bit hash of (bitset, depth, tag)."""
-    return hash_words(bits, np.uint64(depth + 1) ^ tag)
-
-
-@numba.njit(cache=True)
 def find_slot(graph, bits, depth, tag):
-    """Return the slot holding (bits, depth, tag), or the empty slot where it belongs."""
-    mask = np.uint64(graph.slots.shape[0] - 1)
-    slot = np.int64(key_hash(bits, depth, tag) & mask)
-    while True:
-        v = graph.slots[slot]
-        if v == EMPTY or (graph.depth[v] == depth and graph.tag[v] == tag and row_equals(graph.keys, v, bits)):
-            return slot
-        slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+    """Return the slot holding (bits, depth, tag), or the empty slot where it belongs (``solver.bitset_table``)."""
+    return table.find_slot(graph.slots, graph.keys, graph.depth, graph.tag, bits, depth, tag)
 
 
 @numba.njit(cache=True)
@@ -195,9 +183,4 @@ def push_low(graph, v):
 
 @numba.njit(cache=True)
 def _rehash(graph):
-    mask = np.uint64(graph.slots.shape[0] - 1)
-    for v in range(graph.count[0]):
-        slot = np.int64(key_hash(graph.keys[v], graph.depth[v], graph.tag[v]) & mask)
-        while graph.slots[slot] != EMPTY:
-            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
-        graph.slots[slot] = v
+    table.rehash(graph.slots, graph.keys, graph.depth, graph.tag, graph.count[0])

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from solver.roc import hull_area
+
 F1, AUC, PAUC = 0, 1, 2
 KEPT, BY_HIERARCHICAL, BY_LOOKAHEAD, BY_EQUIVALENT, BY_LEAF_COUNT = -1, 0, 1, 2, 3
 
@@ -21,35 +23,6 @@ KEPT, BY_HIERARCHICAL, BY_LOOKAHEAD, BY_EQUIVALENT, BY_LEAF_COUNT = -1, 0, 1, 2,
 def f1_loss(fp, fn, P):
     """F-loss (FP + FN) / (2N⁺ + FP − FN), non-decreasing in FP and in FN (spec §1.4)."""
     return (fp + fn) / (2.0 * P + fp - fn)
-
-
-@numba.njit(cache=True)
-def hull_area(up, un, count, limit):
-    """Return the area (count units, N⁺·N⁻ = 1) under the ROC hull of units ``0..count-1`` up to ``limit`` negatives.
-
-    Units are sorted by decreasing positive share; equal shares are collinear,
-    so their order does not matter (spec §1.4).
-    """
-    share = np.empty(count)
-    for i in range(count):
-        t = up[i] + un[i]
-        share[i] = up[i] / t if t > 0 else -1.0
-    order = np.argsort(-share)
-    x = 0.0
-    y = 0.0
-    area = 0.0
-    for k in range(count):
-        p, n = up[order[k]], un[order[k]]
-        if x + n <= limit:
-            area += n * (y + 0.5 * p)
-            x += n
-            y += p
-        else:
-            t = limit - x
-            if t > 0:
-                area += t * (y + p * t / (2.0 * n))
-            break
-    return area
 
 
 @numba.njit(cache=True)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from solver.bitset import hash_words, row_equals
+from solver import bitset_table as table
 
 EMPTY = -1
 NO_SPLIT = -1
@@ -88,21 +88,9 @@ def grown(memo):
 
 
 @numba.njit(cache=True)
-def key_hash(bits, depth):
-    """Return a 64-bit hash of (bitset, depth)."""
-    return hash_words(bits, np.uint64(depth + 1))
-
-
-@numba.njit(cache=True)
 def find_slot(memo, bits, depth):
     """Return the slot of (bits, depth): the slot holding it, or the empty slot where it belongs."""
-    mask = np.uint64(memo.slots.shape[0] - 1)
-    slot = np.int64(key_hash(bits, depth) & mask)
-    while True:
-        node = memo.slots[slot]
-        if node == EMPTY or (memo.depth[node] == depth and row_equals(memo.keys, node, bits)):
-            return slot
-        slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+    return table.find_slot(memo.slots, memo.keys, memo.depth, table.NO_TAGS, bits, depth, 0)
 
 
 @numba.njit(cache=True)
@@ -126,9 +114,4 @@ def insert_at(memo, slot, bits, depth, size):
 
 @numba.njit(cache=True)
 def _rehash(memo):
-    mask = np.uint64(memo.slots.shape[0] - 1)
-    for node in range(memo.count[0]):
-        slot = np.int64(key_hash(memo.keys[node], memo.depth[node]) & mask)
-        while memo.slots[slot] != EMPTY:
-            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
-        memo.slots[slot] = node
+    table.rehash(memo.slots, memo.keys, memo.depth, table.NO_TAGS, memo.count[0])
