@@ -105,8 +105,7 @@ def best_split_gain(problem, objective, params=None):
     ``min_samples_leaf``.
     """
     params = params or {}
-    X = problem.X
-    if X.shape[1] == 0 or problem.n_samples == 0:
+    if problem.n_features == 0 or problem.n_samples == 0:
         return None
     if objective == "ibs":
         return _best_survival_split_gain(problem, params)
@@ -121,11 +120,25 @@ def best_split_gain(problem, objective, params=None):
     onehot = np.zeros((problem.n_samples, K))
     onehot[np.arange(problem.n_samples), problem.y] = problem.weights * costs[problem.y]
     total = onehot.sum(axis=0)
-    ones = X.T.astype(np.float64) @ onehot
-    zeros = total - ones
-    loss = (ones.sum(axis=1) - ones.max(axis=1)) + (zeros.sum(axis=1) - zeros.max(axis=1))
     loss0 = total.sum() - total.max()
-    return max(0.0, float(loss0 - loss.min()))
+    if problem.has_binary:
+        ones = problem.X.T.astype(np.float64) @ onehot
+        zeros = total - ones
+        loss = (ones.sum(axis=1) - ones.max(axis=1)) + (zeros.sum(axis=1) - zeros.max(axis=1))
+        return max(0.0, float(loss0 - loss.min()))
+    # Raw numeric columns kept as ranks (no 0/1 matrix): sweep each column's thresholds in its sorted order.
+    best = loss0
+    for rank in problem.ordered_columns().rank:
+        order = np.argsort(rank, kind="stable")
+        below = np.cumsum(onehot[order], axis=0)[:-1]
+        cuts = np.flatnonzero(rank[order][1:] != rank[order][:-1])  # a threshold between rows i and i + 1
+        if len(cuts) == 0:
+            continue
+        below = below[cuts]
+        above = total - below
+        loss = (below.sum(axis=1) - below.max(axis=1)) + (above.sum(axis=1) - above.max(axis=1))
+        best = min(best, float(loss.min()))
+    return max(0.0, float(loss0 - best))
 
 
 def _best_survival_split_gain(problem, params):

@@ -39,3 +39,32 @@ def test_the_single_leaf_loss_is_the_minority_share_for_accuracy():
 def test_min_rows_is_k_over_n():
     lam, text = regularization_for("min_rows", 10, 200, 0.3)
     assert lam == 0.05 and "at least 10 rows" in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["accuracy", "balanced_accuracy", "weighted_accuracy"]),
+       st.sampled_from(["exact", "quantile:4"]))
+def test_the_best_split_gain_is_the_same_from_raw_columns_and_from_the_binary_matrix(seed, objective, binarization):
+    # Check the sweep over each raw column's sorted values (no 0/1 matrix) against the matrix product over every
+    # binary feature, on numeric columns with ties, a binary column and three classes or two.
+    import pytest
+
+    from solver.data import Roles, Table, make_problem
+    from solver.data import binarize
+    from solver.regularization import best_split_gain
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    table = Table({"a": rng.integers(0, 6, n).astype(float), "b": rng.normal(size=n).round(1),
+                   "c": rng.integers(0, 2, n).astype(float),
+                   "y": rng.choice(["no", "yes"] if objective == "weighted_accuracy" else ["p", "q", "r"], n)})
+    eager = make_problem(table, Roles(label="y"), binarization)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(binarize, "EAGER_CELLS", 0)
+        lazy = make_problem(table, Roles(label="y"), binarization)
+    assert eager.has_binary and not lazy.has_binary
+    params = {"cost_weight": 3.0}
+    expected = best_split_gain(eager, objective, params)
+    got = best_split_gain(lazy, objective, params)
+    assert not lazy.has_binary  # the sweep never builds the matrix
+    assert (expected is None and got is None) or abs(expected - got) <= 1e-9
