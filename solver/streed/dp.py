@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from solver.streed import bitcount, depth2, front2, fronts
+from solver.streed import bitcount, depth_two, f1_fronts, fronts
 
 INF = float("inf")
 ROOT_KERNEL_CELLS = 100_000  # rows × features up to which a depth-four root runs in one kernel call
@@ -52,8 +52,8 @@ class Trees:
     * ``("list", trees)``: nested tuples, row ``r`` is ``trees[r]``;
     * ``("split", f, left, right, pairs)``: row ``r`` is ``(f, left[pairs[r, 0]], right[pairs[r, 1]])``;
     * ``("codes", codes, free)``: depth-two codes (``decode``), ``free`` maps their features;
-    * ``("codes3", codes, free)``: depth-three codes of ``front2.solve_f1_depth_three``;
-    * ``("codes4", codes, free)``: depth-four codes of ``front2.solve_f1_depth_four``.
+    * ``("codes3", codes, free)``: depth-three codes of ``f1_fronts.solve_f1_depth_three``;
+    * ``("codes4", codes, free)``: depth-four codes of ``f1_fronts.solve_f1_depth_four``.
     """
 
     __slots__ = ("sources", "part", "rows")
@@ -85,7 +85,7 @@ class Trees:
         if kind == "codes3":
             return decode3(source[1][r], source[2])
         row = source[1][r]
-        if row[0] == depth2.NONE:
+        if row[0] == depth_two.NONE:
             return (int(row[1]),)
         return (int(row[0]), decode3(row[1:16], source[2]), decode3(row[16:31], source[2]))
 
@@ -210,7 +210,7 @@ class Solver:
         self.zero_worst = np.zeros(A.shape[0])
         present = float(self.X.sum()) / max(self.X.shape[0], 1)  # features present per row, on average
         self.per_row = max(present, 1.0) ** 2 / 2 * (1 + A.shape[1])
-        # F1's (FN, FP) fronts have their own depth-two kernel (solver.streed.front2).
+        # F1's (FN, FP) fronts have their own depth-two kernel (solver.streed.f1_fronts).
         self.f1 = self.labels is not None and task.L.shape == (2, 2, 2) and np.array_equal(task.L, _F1_LEAVES)
         # A constrained task (fairness, capacity): its first component is bounded by the unconstrained optimum
         # (a lower-bound source of ``lower``, solved by this scalar solver over the same rows).
@@ -289,7 +289,7 @@ class Solver:
         """
         if d <= 2 and self.use_d2:
             S, C, tot = self._counts(ids, path)
-            values, _ = depth2.solve_scalar(self.relaxed.task.L, S, C, tot, len(ids), *self.free_costs, self.min_leaf, n)
+            values, _ = depth_two.solve_scalar(self.relaxed.task.L, S, C, tot, len(ids), *self.free_costs, self.min_leaf, n)
             return float(values[n - 1])
         return self.relaxed.optimum(ids, path, d, n)
 
@@ -323,7 +323,7 @@ class Solver:
         """Similarity lower bound (Eq. 45 with erratum 9): subtract the worst case of every removed row."""
         best = None
         for cached_ids, values in self.archive.get((d, n), ()):
-            removed = depth2.sorted_difference(cached_ids, ids)
+            removed = depth_two.sorted_difference(cached_ids, ids)
             if 2 * len(removed) > len(ids):
                 continue  # the ref-impl's cut-off: too different to help
             if self.scalar:
@@ -556,22 +556,22 @@ class Solver:
         else:
             root_cost, child_cost = self.free_costs
         if relax:
-            out = depth2.solve_fewest_first(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
+            out = depth_two.solve_fewest_first(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
                                             self.min_leaf, n)
         elif self.f1 and self.task.test_cost is None:
-            out = front2.solve_f1(S, C, tot, len(ids), self._caps(ub), self.min_leaf, n)
+            out = f1_fronts.solve_f1(S, C, tot, len(ids), self._caps(ub), self.min_leaf, n)
         elif self.scalar and not np.isfinite(self.task.caps).any():
-            values, codes = depth2.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
+            values, codes = depth_two.solve_scalar(self.task.L, S, C, tot, len(ids), root_cost, child_cost,
                                                 self.min_leaf, n)
             out = tuple(x for t in range(3) for x in (values[t:t + 1, None], codes[t:t + 1]))
         else:
-            out = depth2.solve(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
+            out = depth_two.solve(self.task.L, S, C, tot, len(ids), self._caps(ub), root_cost, child_cost,
                                self.min_leaf, n)
         result = None
         for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
             if budget > n:
                 break
-            front = Front(values, Trees.of(("codes", codes, free), len(codes)), depth2._nodes(codes))
+            front = Front(values, Trees.of(("codes", codes, free), len(codes)), depth_two._nodes(codes))
             if relax:
                 front = front.take(fronts.pareto(front.values, front.nodes, self.task.caps))
             else:
@@ -620,8 +620,8 @@ class Solver:
         for i, (old, S, C, tot) in enumerate(self.counted):
             if len(old) == len(ids) and np.array_equal(old, ids):
                 return S, C, tot  # counted already (the relaxed bound's solver counts a child first)
-            added = depth2.sorted_difference(ids, old)
-            removed = depth2.sorted_difference(old, ids)
+            added = depth_two.sorted_difference(ids, old)
+            removed = depth_two.sorted_difference(old, ids)
             work = (len(added) + len(removed)) * self.per_row
             if work < fresh and (plan is None or work < plan[0]):
                 best, plan = i, (work, added, removed)
@@ -633,15 +633,15 @@ class Solver:
                 S, C, tot = bitcount.count_pairs_bits(self.X, ids, index, len(vectors))
                 S, tot = np.ascontiguousarray(S @ vectors), tot @ vectors
             else:
-                S, C, tot = depth2.count_pairs(self.X, ids, self.task.A)
+                S, C, tot = depth_two.count_pairs(self.X, ids, self.task.A)
             self.counted.append((ids, S, C, tot))
             if len(self.counted) > 2:
                 self.counted.pop(0)
             return S, C, tot
         _, S, C, tot = self.counted[best]
         S, C, tot = S.copy(), C.copy(), tot.copy()
-        depth2.add_pairs(self.X, plan[1], self.task.A, 1, S, C, tot)
-        depth2.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
+        depth_two.add_pairs(self.X, plan[1], self.task.A, 1, S, C, tot)
+        depth_two.add_pairs(self.X, plan[2], self.task.A, -1, S, C, tot)
         self.counted[best] = (ids, S, C, tot)
         return S, C, tot
 
@@ -677,7 +677,7 @@ class Solver:
         return (base,) + self.f1_children
 
     def _depth_three_f1(self, ids, path, n, ub):
-        """Solve an F1 node of depth budget 3 in one kernel (``front2.solve_f1_depth_three``): its complete front.
+        """Solve an F1 node of depth budget 3 in one kernel (``f1_fronts.solve_f1_depth_three``): its complete front.
 
         The kernel skips no split by bounds, but it saves the recursion's Python work per
         child; measured on every shared file it is faster (hypothyroid depth 4: 1.3 s through
@@ -687,13 +687,13 @@ class Solver:
         self.counters["depth_three_calls"] += 1
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
         codes = np.array(sorted(2 * f + side for f, side in path), dtype=np.int64)
-        values, codes, nodes = front2.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf,
+        values, codes, nodes = f1_fronts.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, self.min_leaf,
                                                            codes, *self._f1_children(path))
         front = Front(values, Trees.of(("codes3", codes, None), len(codes)), nodes)
         return front if ub == INF else self._below(front, ub)
 
     def _depth_four_f1(self, ids, n, ub):
-        """Solve an F1 root of depth budget 4 in one kernel (``front2.solve_f1_depth_four``): its complete front.
+        """Solve an F1 root of depth budget 4 in one kernel (``f1_fronts.solve_f1_depth_four``): its complete front.
 
         Its depth-three children are the kernels of ``_depth_three_f1`` (sharing their depth-two
         children through the same branch cache) without the Python work per split (monk1: the
@@ -702,7 +702,7 @@ class Solver:
         """
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, 2)
         base, index, store = self._f1_children(((0, 0),))  # the children's paths have one decision
-        values, codes, nodes, solved = front2.solve_f1_depth_four(bits, cls, bitcount.row_mask(len(ids)), n,
+        values, codes, nodes, solved = f1_fronts.solve_f1_depth_four(bits, cls, bitcount.row_mask(len(ids)), n,
                                                                   self.min_leaf, base, index, store)
         self.counters["depth_three_calls"] += solved
         front = Front(values, Trees.of(("codes4", codes, None), len(codes)), nodes)
@@ -721,7 +721,7 @@ class Solver:
         self.counters["depth_three_calls"] += solved
         if value == INF:
             return None
-        if f == depth2.NONE:
+        if f == depth_two.NONE:
             tree = (int(label),)
         else:
             tree = (int(f), _depth_three_tree(left), _depth_three_tree(right))
@@ -752,21 +752,21 @@ class Solver:
                 return None
             free = None  # the codes name the original features
         else:
-            value, f, left, right, label = depth2.solve_depth_three(self.X, ids, self.task.A, self.task.L,
+            value, f, left, right, label = depth_two.solve_depth_three(self.X, ids, self.task.A, self.task.L,
                                                                    self.min_leaf, n)
-        tree = (int(label),) if f == depth2.NONE else (int(f), decode(left, free), decode(right, free))
+        tree = (int(label),) if f == depth_two.NONE else (int(f), decode(left, free), decode(right, free))
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
 
 
 def _depth_three_tree(code):
     # (feature, left depth-two code, right depth-two code, leaf label) over the original features.
-    if code[0] == depth2.NONE:
+    if code[0] == depth_two.NONE:
         return (int(code[15]),)
     return (int(code[0]), decode(code[1:8], None), decode(code[8:15], None))
 
 
 def _new_f1_children():
-    """Return an empty branch cache of F1 depth-two fronts for ``front2.solve_f1_depth_three``: (index, store)."""
+    """Return an empty branch cache of F1 depth-two fronts for ``f1_fronts.solve_f1_depth_three``: (index, store)."""
     child = numba.types.Tuple((numba.float64[:, ::1], numba.int64[:, ::1], numba.int64[::1], numba.int64[::1]))
     return numba.typed.Dict.empty(numba.int64, numba.int64), numba.typed.List.empty_list(child)
 
@@ -778,18 +778,18 @@ def _no_f1_children():
 
 
 def decode(code, free):
-    """Return the nested-tuple tree of a depth-two code (see ``solver.streed.depth2``); ``free`` names its features."""
+    """Return the nested-tuple tree of a depth-two code (see ``solver.streed.depth_two``); ``free`` names its features."""
     f1, fl, la, lb, fr, ra, rb = code.tolist()
-    if f1 == depth2.NONE:
+    if f1 == depth_two.NONE:
         return (la,)
     name = (lambda f: f) if free is None else (lambda f: int(free[f]))  # None: already original features
-    left = (la,) if fl == depth2.NONE else (name(fl), (la,), (lb,))
-    right = (ra,) if fr == depth2.NONE else (name(fr), (ra,), (rb,))
+    left = (la,) if fl == depth_two.NONE else (name(fl), (la,), (lb,))
+    right = (ra,) if fr == depth_two.NONE else (name(fr), (ra,), (rb,))
     return (name(f1), left, right)
 
 
 def decode3(code, free):
-    """Return the nested-tuple tree of a depth-three code (``front2.solve_f1_depth_three``)."""
-    if code[0] == depth2.NONE:
+    """Return the nested-tuple tree of a depth-three code (``f1_fronts.solve_f1_depth_three``)."""
+    if code[0] == depth_two.NONE:
         return (int(code[1]),)
     return (int(code[0]), decode(code[1:8], free), decode(code[8:15], free))
