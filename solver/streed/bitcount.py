@@ -399,7 +399,7 @@ def _solve_child(X, ids, labels, L, min_leaf, b, ub, lb, worst, use_sim, prev_id
 
 @numba.njit(cache=True)
 def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_sim, use_ub):
-    """The root of a depth-four search for one-hot scalar tasks, in one call: what ``dp.Solver._branch`` does.
+    """The root of a depth-four search for one-hot scalar tasks, in one call: what ``recursion.Solver._branch`` does.
 
     Every split on the root's distinct features (``distinct_splits``) and node allocation: each child is
     bounded by the similarity bound from the last two children of its budget (Eq. 45, erratum 9; a

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.streed import depth_two, f1_fronts, fronts
-from solver.streed.dp import count_nodes
+from solver.streed.front import count_nodes
 from tests.solver.streed.conftest import make_problem, root_front, run
 from tests.solver.streed.test_exhaustive import tree_value
 
@@ -147,14 +147,14 @@ def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_ro
 
 def _root_kernel_and_recursion(problem, params):
     # The search with its depth-four root in one kernel, and with the recursion there.
-    from solver.streed import dp
+    from solver.streed import terminal
 
     kernel = run(problem, params)
-    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0
+    cells, terminal.ROOT_KERNEL_CELLS = terminal.ROOT_KERNEL_CELLS, 0
     try:
         return kernel, run(problem, params)
     finally:
-        dp.ROOT_KERNEL_CELLS = cells
+        terminal.ROOT_KERNEL_CELLS = cells
 
 
 def _noisy_problem(seed, rows, columns, twin=False):
@@ -181,7 +181,7 @@ def _assert_same_front(kernel, recursion, problem):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans(), st.booleans(), st.booleans())
 def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, similarity, upper, three_classes):
-    # bitcount.solve_depth_four_root against dp.Solver._branch over depth-three children: same value, same tree.
+    # bitcount.solve_depth_four_root against recursion.Solver._branch over depth-three children: same value, same tree.
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(10, 120)), int(rng.integers(2, 8))
     X = rng.integers(0, 2, (n, m))
@@ -199,7 +199,7 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans())
 def test_f1_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, caching):
-    # f1_fronts.solve_f1_depth_four against dp.Solver._branch over depth-three kernels: same front, same fewest
+    # f1_fronts.solve_f1_depth_four against recursion.Solver._branch over depth-three kernels: same front, same fewest
     # nodes per value, and every point's tree has its value (with and without the shared branch cache).
     problem = _noisy_problem(seed, (10, 120), (2, 8), twin=True)
     params = {"objective": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
