@@ -1,7 +1,7 @@
 """Pair counts by bitsets and popcount (spec §3.6; MurTree [19] counts with bitsets too).
 
 For a task whose row vectors ``A[i]`` are one-hot 0/1 (unweighted accuracy,
-F1's class indicators), the pair sums of ``solver.streed.depth2`` are counts:
+F1's class indicators), the pair sums of ``solver.streed.depth_two`` are counts:
 ``S[a, b, r] = |rows with a, b and class r|``. Packing the node's rows once
 (one bitset per feature, one per class) makes every child's whole pair table
 cost ``q²/2 · R`` word-ANDs and popcounts per 64 rows, instead of ``c²/2 · (1 + R)``
@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from solver.bitset import lowest_bit, popcount
-from solver.streed.depth2 import NONE, _best_leaf, _child, record_candidates, solve_scalar, sorted_difference
+from solver.streed.depth_two import NONE, _best_leaf, _child, record_candidates, solve_scalar, sorted_difference
 
 
 @numba.njit(cache=True)
@@ -146,7 +146,7 @@ def _weight(kept, bits_f, worst_row, uniform):
 
 @numba.njit(cache=True)
 def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
-    """``depth2.solve_depth_three`` for one-hot rows (class ``labels[i]``): same splits, order and ties.
+    """``depth_two.solve_depth_three`` for one-hot rows (class ``labels[i]``): same splits, order and ties.
 
     ``bits`` (q, W) are the node's feature columns over the rows ``ids`` (bit i = row ``ids[i]``, as
     ``distinct_splits`` packs them). Each split's left child (x_f = 0) is counted by popcount over them
@@ -256,7 +256,7 @@ def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, us
 
 @numba.njit(cache=True)
 def _best_split_binary(S, C, tot, N, a, side, min_leaf):
-    # depth2._best_split for two classes and misclassification (L = 1 − I, no test costs), unrolled:
+    # depth_two._best_split for two classes and misclassification (L = 1 − I, no test costs), unrolled:
     # a leaf labelled 0 costs the class-1 rows, labelled 1 the class-0 rows (label 0 wins ties).
     count_a = C[a, a]
     best, code_f, code_0, code_1 = np.inf, NONE, 0, 0
@@ -287,7 +287,7 @@ def _best_split_binary(S, C, tot, N, a, side, min_leaf):
 
 @numba.njit(cache=True)
 def solve_scalar_binary(L, S, C, tot, N, min_leaf):
-    """``depth2.solve_scalar`` (budget 3, no test costs) for two classes and misclassification: same values, codes."""
+    """``depth_two.solve_scalar`` (budget 3, no test costs) for two classes and misclassification: same values, codes."""
     q, R = S.shape[0], S.shape[2]
     leaf, label = _best_leaf(L, tot)
     values = np.full(3, leaf)
@@ -399,7 +399,7 @@ def _solve_child(X, ids, labels, L, min_leaf, b, ub, lb, worst, use_sim, prev_id
 
 @numba.njit(cache=True)
 def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_sim, use_ub):
-    """The root of a depth-four search for one-hot scalar tasks, in one call: what ``dp.Solver._branch`` does.
+    """The root of a depth-four search for one-hot scalar tasks, in one call: what ``recursion.Solver._branch`` does.
 
     Every split on the root's distinct features (``distinct_splits``) and node allocation: each child is
     bounded by the similarity bound from the last two children of its budget (Eq. 45, erratum 9; a

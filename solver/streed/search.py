@@ -1,4 +1,4 @@
-"""STreeD search object for ``solver/driver.py``: the resumable DP of ``solver.streed.dp`` run in chunks.
+"""STreeD search object for ``solver/driver.py``: the resumable DP of ``solver.streed.recursion`` run in chunks.
 
 Anytime signals (spec §10): the upper bound is the reported objective of the
 best root solution so far (leaves first, then every finished root split);
@@ -14,8 +14,9 @@ import numpy as np
 
 from solver.api import ProblemError
 from solver.models import LEAF, Tree, tree_dict
-from solver.streed import dp, treecounts
+from solver.streed import treecounts
 from solver.streed.ordered import OrderedSTreeDSearch, runs_ordered
+from solver.streed.recursion import Solver
 from solver.streed.tasks import make_task
 
 PAIR_BYTES_MAX = 2 << 30  # memory of the pair counts the 0/1 search keeps (three tables)
@@ -90,7 +91,7 @@ def check_pair_counts(problem, task):
 
 
 class STreeDSearch:
-    """The driver protocol (see ``solver/driver.py``) over ``dp.Solver``."""
+    """The driver protocol (see ``solver/driver.py``) over ``recursion.Solver``."""
 
     initial_budget = 16
 
@@ -106,7 +107,7 @@ class STreeDSearch:
         nodes = 2 ** depth - 1 if nodes is None else min(int(nodes), 2 ** depth - 1)
         self.depth, self.max_nodes = min(depth, nodes), nodes
         check_pair_counts(problem, self.task)
-        self.solver = dp.Solver(self.task, problem.X, config)
+        self.solver = Solver(self.task, problem.X, config)
         ids = np.arange(problem.n_samples, dtype=np.int64)
         self._run = self.solver.solve(ids, (), self.depth, self.max_nodes, root=True)
         self.front = None
@@ -211,7 +212,7 @@ class STreeDSearch:
     def stats(self):
         out = dict(self.solver.counters)
         out["steps"] = self.steps
-        out["cache_entries"] = len(self.solver.dataset_cache) + len(self.solver.branch_cache)
+        out["cache_entries"] = len(self.solver.cache)
         return out
 
 

@@ -12,7 +12,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.streed import bitcount, dp
+from solver.streed import bitcount
+from solver.streed.front import decode
 
 
 @st.composite
@@ -60,7 +61,7 @@ def kernel(X, y, K, budget, ub, use_sim, free, worst):
     bits = bitcount.distinct_splits(X, ids)[0]
     value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
         bits[free], ids, y, L, 1, budget, ub, worst, use_sim, np.zeros(len(free)))
-    tree = (int(label),) if f < 0 else (int(free[f]), dp.decode(left, free), dp.decode(right, free))
+    tree = (int(label),) if f < 0 else (int(free[f]), decode(left, free), decode(right, free))
     return value, tree, bounds
 
 

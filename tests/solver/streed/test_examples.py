@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solver.streed import depth2
+from solver.streed import depth_two
 from solver.streed.tasks import TestCosts
 from tests.solver.streed.conftest import make_problem, root_front, run
 
@@ -94,7 +94,7 @@ def test_example_d_policy(teacher, leaf, split):
 def test_example_e_pair_counts():
     # Pair counts of Example A by "predict 0" (positives) and "predict 1" (negatives) contributions.
     A = np.stack([YA == 1, YA == 0], axis=1).astype(float)
-    S, C, tot = depth2.count_pairs(XA.astype(np.uint8), np.arange(7), A)
+    S, C, tot = depth_two.count_pairs(XA.astype(np.uint8), np.arange(7), A)
     assert tot.tolist() == [4, 3]
     assert S[0, 0].tolist() == [2, 0] and S[1, 1].tolist() == [3, 1] and S[0, 1].tolist() == [1, 0]
     assert C[0, 0] == 2 and C[1, 1] == 4 and C[0, 1] == 1

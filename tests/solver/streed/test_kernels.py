@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.streed import depth2, front2, fronts
-from solver.streed.dp import count_nodes
+from solver.streed import depth_two, f1_fronts, fronts
+from solver.streed.front import count_nodes
 from tests.solver.streed.conftest import make_problem, root_front, run
 from tests.solver.streed.test_exhaustive import tree_value
 
@@ -28,17 +28,17 @@ def test_f1_depth_two_fronts_equal_the_general_solver(case, budget, min_leaf, ca
     A = np.zeros((len(y), 2))
     A[np.arange(len(y)), y] = 1.0
     L = _f1_leaves()
-    S, C, tot = depth2.count_pairs(X, ids, A)
+    S, C, tot = depth_two.count_pairs(X, ids, A)
     q = X.shape[1]
     caps = np.array([np.inf if cap is None else float(cap), np.inf])
-    general = depth2.solve(L, S, C, tot, len(ids), caps, np.zeros(q), np.zeros((q, q)), min_leaf, budget)
-    fast = front2.solve_f1(S, C, tot, len(ids), caps, min_leaf, budget)
+    general = depth_two.solve(L, S, C, tot, len(ids), caps, np.zeros(q), np.zeros((q, q)), min_leaf, budget)
+    fast = f1_fronts.solve_f1(S, C, tot, len(ids), caps, min_leaf, budget)
     for t in range(3):
         expected, got = general[2 * t], fast[2 * t]
         expected = expected[np.lexsort(expected.T[::-1])]
         assert np.array_equal(expected, got), (t, expected, got)
         # Same fewest branching nodes per value, and every code's tree has its value.
-        assert sorted(depth2._nodes(general[2 * t + 1]).tolist()) == sorted(depth2._nodes(fast[2 * t + 1]).tolist())
+        assert sorted(depth_two._nodes(general[2 * t + 1]).tolist()) == sorted(depth_two._nodes(fast[2 * t + 1]).tolist())
         for value, code in zip(got, fast[2 * t + 1]):
             assert np.array_equal(_code_value(X, y, ids, code), value)
 
@@ -53,14 +53,14 @@ def _f1_leaves():
 def _code_value(X, y, ids, code):
     # (FN, FP) of a depth-two code on the rows ids.
     f1_, fl, la, lb, fr, ra, rb = code
-    if f1_ == depth2.NONE:
+    if f1_ == depth_two.NONE:
         predicted = np.full(len(ids), la)
     else:
         right = X[ids, f1_] == 1
         predicted = np.where(right, ra, la)
-        if fl != depth2.NONE:
+        if fl != depth_two.NONE:
             predicted = np.where(~right & (X[ids, fl] == 1), lb, predicted)
-        if fr != depth2.NONE:
+        if fr != depth_two.NONE:
             predicted = np.where(right & (X[ids, fr] == 1), rb, predicted)
     truth = y[ids]
     return np.array([np.sum((truth == 1) & (predicted == 0)), np.sum((truth == 0) & (predicted == 1))], dtype=float)
@@ -133,7 +133,7 @@ def test_fewest_first_pair_on_lines_is_the_full_scan(data, k_left, k_right, line
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(1, 7), st.integers(1, 3), st.booleans())
 def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_root):
-    # The one-kernel depth-three F1 node (front2.solve_f1_depth_three) against the recursion over
+    # The one-kernel depth-three F1 node (f1_fronts.solve_f1_depth_three) against the recursion over
     # depth-two children: same front and fewest nodes per value, at the root (depth 3) and below it (depth 4).
     problem = _noisy_problem(seed, (20, 90), (2, 7))
     params = {"objective": "f1", "max_depth": 3 if at_root else 4, "max_nodes": nodes, "min_samples_leaf": min_leaf}
@@ -147,14 +147,14 @@ def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_ro
 
 def _root_kernel_and_recursion(problem, params):
     # The search with its depth-four root in one kernel, and with the recursion there.
-    from solver.streed import dp
+    from solver.streed import terminal
 
     kernel = run(problem, params)
-    cells, dp.ROOT_KERNEL_CELLS = dp.ROOT_KERNEL_CELLS, 0
+    cells, terminal.ROOT_KERNEL_CELLS = terminal.ROOT_KERNEL_CELLS, 0
     try:
         return kernel, run(problem, params)
     finally:
-        dp.ROOT_KERNEL_CELLS = cells
+        terminal.ROOT_KERNEL_CELLS = cells
 
 
 def _noisy_problem(seed, rows, columns, twin=False):
@@ -181,7 +181,7 @@ def _assert_same_front(kernel, recursion, problem):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans(), st.booleans(), st.booleans())
 def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, similarity, upper, three_classes):
-    # bitcount.solve_depth_four_root against dp.Solver._branch over depth-three children: same value, same tree.
+    # bitcount.solve_depth_four_root against recursion.Solver._branch over depth-three children: same value, same tree.
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(10, 120)), int(rng.integers(2, 8))
     X = rng.integers(0, 2, (n, m))
@@ -199,7 +199,7 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans())
 def test_f1_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, caching):
-    # front2.solve_f1_depth_four against dp.Solver._branch over depth-three kernels: same front, same fewest
+    # f1_fronts.solve_f1_depth_four against recursion.Solver._branch over depth-three kernels: same front, same fewest
     # nodes per value, and every point's tree has its value (with and without the shared branch cache).
     problem = _noisy_problem(seed, (10, 120), (2, 8), twin=True)
     params = {"objective": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,

@@ -59,7 +59,7 @@ def test_trace_is_valid_and_anytime_result_has_a_status(data):
     result = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 4})
     assert result.status == "optimal" and result.lower_bound == result.objective
     assert_bound_trace_valid(result.trace, result.status)
-    # A small depth-four root is one kernel call (dp.Solver._depth_four_root): stop a depth-five search,
+    # A small depth-four root is one kernel call (terminal.DepthFourRoot): stop a depth-five search,
     # whose root and depth-four children are resumable, and compare it with that search's optimum.
     result = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 5})
     assert result.status == "optimal" and result.lower_bound == result.objective

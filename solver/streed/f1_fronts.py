@@ -1,6 +1,6 @@
 """Fronts of (FN, FP) counts for the F1 task (spec §2.4, §3.6): depths two to four, without general merges.
 
-The generic ``depth2.solve`` builds every front with small merges and
+The generic ``depth_two.solve`` builds every front with small merges and
 sorts; for F1 every value is a pair of integer counts (false negatives,
 false positives) bounded by the node's positives and negatives, so a front
 of one node budget is an array ``fp[fn]`` (fewest false positives for each
@@ -10,7 +10,7 @@ labelled 0 is worth (positives, 0), labelled 1 (0, negatives); a split of a
 child on ``b`` with labels (0, 1) is (positives where x_b = 0, negatives
 where x_b = 1), with (1, 0) the other way round.
 
-Same fronts as ``depth2.solve`` (values, and among equal values the fewest
+Same fronts as ``depth_two.solve`` (values, and among equal values the fewest
 branching nodes); ties between trees of equal value and size may resolve
 to another of them. Features constant on the rows, or twins of an earlier
 feature (equal or complementary there), are left out: they give the same
@@ -23,7 +23,7 @@ import numpy as np
 
 from solver.bitset import count
 from solver.streed.bitcount import count_masked
-from solver.streed.depth2 import NONE
+from solver.streed.depth_two import NONE
 
 
 @numba.njit(cache=True)
@@ -185,7 +185,7 @@ def solve_f1(S, C, tot, N, caps, min_leaf, budget):
     """Return the (FN, FP) fronts of every tree of depth ≤ 2 with at most 1, 2 and 3 branching nodes.
 
     ``S[a, b]`` counts (negatives, positives) with features a and b (a ≤ b), ``C`` the rows, ``tot``
-    the node's (negatives, positives); ``caps`` bound (FN, FP). Same output as ``depth2.solve``:
+    the node's (negatives, positives); ``caps`` bound (FN, FP). Same output as ``depth_two.solve``:
     ``(values1, codes1, values2, codes2, values3, codes3)``, budgets above ``budget`` empty.
     """
     values, codes, _, start = _fronts(S, C, tot, N, caps, min_leaf, budget)
@@ -267,7 +267,7 @@ def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
     codes = np.full((3, P + 1, 7), NONE, dtype=np.int64)
     leaves = np.full((3, 3), NONE, dtype=np.int64)  # rows: leaf 0, leaf 1, nothing
     leaves[0, 1], leaves[1, 1] = 0, 1
-    for t in range(top):  # a lone leaf is coded (NONE, NONE, label, NONE, ...), as in depth2
+    for t in range(top):  # a lone leaf is coded (NONE, NONE, label, NONE, ...), as in depth_two
         _offer(best_fp, best_nodes, codes, t, P, 0, 0, NONE, leaves, 0, leaves, 2, cap_fn, cap_fp)
         _offer(best_fp, best_nodes, codes, t, 0, M, 0, NONE, leaves, 1, leaves, 2, cap_fn, cap_fp)
     # Each child's options: its two leaves (positions 0, 1: labels 0 and 1), then its depth-one trees.
