@@ -242,7 +242,11 @@ def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, us
             weight_kept[n_kept] = _weight(kept[n_kept], full, worst_row, uniform)
             n_kept += 1
         bounds[f] = opt_l + opt_r
-        for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
+        lo, hi = max(0, budget - 4), min(budget - 1, 3)
+        for i in range(hi - lo + 1):
+            # Two branching nodes make a depth-two tree: break ties as depth_two.solve_scalar does (left split
+            # first), as the recursion solves such a node; otherwise as the recursion's allocations (left small first).
+            n_left = hi - i if budget == 2 else lo + i
             a, ca = _child(vl, cl, leaf_l, label_l, n_left)
             b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
             if a + b < limit:
