@@ -95,6 +95,9 @@ def _class_costs(objective, class_weights, params):
     return None
 
 
+GAIN_BLOCK = 512  # features per block of ``best_split_gain``
+
+
 def best_split_gain(problem, objective, params=None):
     """Return how much the best single split lowers ``objective``'s loss below ℓ₀ (None where not computed).
 
@@ -121,7 +124,9 @@ def best_split_gain(problem, objective, params=None):
     onehot = np.zeros((problem.n_samples, K))
     onehot[np.arange(problem.n_samples), problem.y] = problem.weights * costs[problem.y]
     total = onehot.sum(axis=0)
-    ones = X.T.astype(np.float64) @ onehot
+    ones = np.empty((X.shape[1], K))
+    for start in range(0, X.shape[1], GAIN_BLOCK):  # in blocks: a float copy of all of X can take gigabytes
+        ones[start:start + GAIN_BLOCK] = X[:, start:start + GAIN_BLOCK].T.astype(np.float64) @ onehot
     zeros = total - ones
     loss = (ones.sum(axis=1) - ones.max(axis=1)) + (zeros.sum(axis=1) - zeros.max(axis=1))
     loss0 = total.sum() - total.max()
