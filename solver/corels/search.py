@@ -29,7 +29,19 @@ SUMMARY_SHARE = 0.05
 
 
 def make_search(problem, config):
-    return CorelsSearch(problem, config)
+    """Return the search over ``problem``'s antecedents; their mining (tens of seconds on thousands of
+    thresholds) and the search's set-up run in the background, keeping time limits and cancels meanwhile.
+    Until then the run holds the empty rule list (the majority label) and the floor 0.
+    """
+    from solver.background import DeferredSearch
+
+    _reject_weights(problem)
+    errors, labels, default, counts = rule_list_errors(None, problem.y, np.zeros(0, dtype=np.int64))
+    empty = RuleList(antecedents=np.zeros(0, dtype=np.int64), predictions=labels, default=default, counts=counts,
+                     features=problem.features, classes=problem.classes)
+    return DeferredSearch(lambda: CorelsSearch(problem, config), empty, errors / problem.n_samples,
+                          initial_budget=CorelsSearch.initial_budget,
+                          progress_keys=("queue_size", "trie_size", "pmap_size"))
 
 
 def antecedent_problem(problem, config):
