@@ -46,6 +46,8 @@ CASES = [
      {"objective": "auc", "regularization": 0.00001}),
     ("streed binary", "streed", "eeg.csv", {"label": "label"}, "quantile:32",
      {"max_depth": 6, "threshold_search": "binary"}),
+    ("streed binary (bank exact d3)", "streed", "bank.csv", {"label": "label"}, "exact",
+     {"max_depth": 3, "threshold_search": "binary"}),
     ("streed ordered", "streed", "eeg.csv", {"label": "label"}, "exact",
      {"max_depth": 5, "threshold_search": "ordered"}),
     ("streed ordered (segment d4)", "streed", "segment.csv", {"label": "label"}, "exact",
