@@ -236,8 +236,11 @@ def _result(spec, config, problem, limits, search, status, trace, run_stats):
     stats = dict(search.stats())
     stats.update(run_stats, nodes=int(search.nodes))
     lower_bound = search.lower_bound if spec.proves_optimality else None
-    if spec.proves_optimality and config.get("regularization") and isinstance(model, Tree) and model.n_leaves == 1:
-        # A single-leaf optimum: say how small λ must be for a split to pay (the page suggests it).
+    if (status == "optimal" and spec.proves_optimality and config.get("regularization") and isinstance(model, Tree)
+            and model.n_leaves == 1):
+        # A single-leaf optimum: say how small λ must be for a split to pay (the page suggests it). Only for a
+        # proved optimum: a stopped run's leaf is no reason to lower λ, and the pass over every feature would
+        # delay the run's return past its time limit (seconds on thousands of thresholds).
         objective = "ibs" if model.kind == "survival" else config.get("objective", "accuracy")
         stats["best_split_gain"] = regularization.best_split_gain(problem, objective, config)
     return Result(

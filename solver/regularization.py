@@ -95,6 +95,9 @@ def _class_costs(objective, class_weights, params):
     return None
 
 
+GAIN_BLOCK = 512  # features per block of ``best_split_gain``
+
+
 def best_split_gain(problem, objective, params=None):
     """Return how much the best single split lowers ``objective``'s loss below ℓ₀ (None where not computed).
 
@@ -122,7 +125,10 @@ def best_split_gain(problem, objective, params=None):
     total = onehot.sum(axis=0)
     loss0 = total.sum() - total.max()
     if problem.has_binary:
-        ones = problem.X.T.astype(np.float64) @ onehot
+        X = problem.X
+        ones = np.empty((X.shape[1], K))
+        for start in range(0, X.shape[1], GAIN_BLOCK):  # in blocks: a float copy of all of X can take gigabytes
+            ones[start:start + GAIN_BLOCK] = X[:, start:start + GAIN_BLOCK].T.astype(np.float64) @ onehot
         zeros = total - ones
         loss = (ones.sum(axis=1) - ones.max(axis=1)) + (zeros.sum(axis=1) - zeros.max(axis=1))
         return max(0.0, float(loss0 - loss.min()))

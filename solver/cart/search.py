@@ -1,7 +1,9 @@
 """Greedy CART (scikit-learn) converted into a ``solver.models.Tree``.
 
-It runs in one step: scikit-learn's tree builder cannot be interrupted, and
-it finishes in well under a second on anything our optimal solvers can touch.
+scikit-learn grows the tree in one call that cannot be interrupted, and on thousands of thresholds it takes
+seconds (eeg at every midpoint, no depth limit: about 8 s). So it runs in the background
+(``solver.background``) while the steps return to the driver every 0.1 s: a time limit or a cancel ends the
+run on time with the best model so far, the majority leaf.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import math
 
 import numpy as np
 
+from solver.background import Background
 from solver.models import LEAF, Tree
 
 
@@ -30,12 +33,23 @@ class CartSearch:
         self.problem = problem
         self.config = config
         self.lower_bound = -math.inf  # CART proves nothing
-        self.upper_bound = float("inf")
         self.nodes = 0
-        self.tree = None
+        self.tree = majority_leaf(problem)
+        self.upper_bound = objective(self.tree, problem.weights.sum(), config["regularization"])
         self._grown_leaves = 0
+        self._grower = None
 
     def step(self, budget):
+        if self._grower is None:
+            self._grower = Background(self._grow)
+        if not self._grower.wait():
+            return False
+        self.tree, self._grown_leaves, self.nodes = self._grower.result()
+        self.upper_bound = objective(self.tree, self.problem.weights.sum(), self.config["regularization"])
+        return True
+
+    def _grow(self):
+        """Return (pruned tree, leaves grown, nodes grown): the whole fit, in the background thread."""
         from sklearn.tree import DecisionTreeClassifier
 
         p = self.problem
@@ -48,12 +62,7 @@ class CartSearch:
         weights = p.weights
         clf.fit(p.X, p.y, sample_weight=weights)
         grown = from_sklearn(clf.tree_, p.X, p.y, weights, p.features, p.classes)
-        self._grown_leaves = grown.n_leaves
-        lam = self.config["regularization"]
-        self.tree = prune(grown, lam * weights.sum())
-        self.nodes = clf.tree_.node_count
-        self.upper_bound = objective(self.tree, weights.sum(), lam)
-        return True
+        return prune(grown, self.config["regularization"] * weights.sum()), grown.n_leaves, clf.tree_.node_count
 
     def progress(self):
         return {}
@@ -63,6 +72,13 @@ class CartSearch:
 
     def stats(self):
         return {"grown_leaves": self._grown_leaves}
+
+
+def majority_leaf(problem):
+    """Return the one-leaf tree that predicts the weighted majority class."""
+    counts = np.bincount(problem.y, weights=problem.weights, minlength=len(problem.classes))[None, :]
+    return Tree(feature=[LEAF], left=[LEAF], right=[LEAF], prediction=counts.argmax(axis=1), counts=counts,
+                features=problem.features, classes=problem.classes)
 
 
 def node_counts(tree_, X, y, weights, n_classes):

@@ -77,13 +77,20 @@ def make_pmap(capacity, key_words, slots=None):
 
 def resized(pmap, capacity):
     """Return a copy of ``pmap`` with room for ``capacity`` entries and an index to match."""
+    out = unindexed_copy(pmap, capacity)
+    reindex(out)
+    return out
+
+
+def unindexed_copy(pmap, capacity):
+    """Return a copy of ``pmap``'s entries with room for ``capacity``, its index empty: ``index_range`` over
+    every entry, in one call (``reindex``) or in pieces, completes it."""
     out = make_pmap(capacity, pmap.keys.shape[1])
     n = pmap.counts[0]
     out.keys[:n] = pmap.keys[:n]
     for name, _ in _ENTRY_FIELDS:
         getattr(out, name)[:n] = getattr(pmap, name)[:n]
     out.counts[0] = n
-    reindex(out)
     return out
 
 
@@ -158,8 +165,14 @@ def update(pmap, e, node, generation, bound, minority):
 def reindex(pmap):
     """Rebuild the index from the entries."""
     pmap.index[:] = EMPTY
+    index_range(pmap, 0, pmap.counts[0])
+
+
+@numba.njit(cache=True)
+def index_range(pmap, start, stop):
+    """Enter entries ``start`` to ``stop - 1`` into the index (entered in order, they give ``reindex``'s index)."""
     mask = pmap.index.shape[0] - 1
-    for e in range(pmap.counts[0]):
+    for e in range(start, stop):
         h = pmap.hashes[e]
         i = np.int64(h & np.uint64(mask))
         while pmap.index[i] != EMPTY:

@@ -26,10 +26,26 @@ MAX_HISTORY = 400
 # Refresh the queue summary (a pass over the queue for the lower bound) at
 # most this share of the search time.
 SUMMARY_SHARE = 0.05
+STEP_SECONDS = 0.1  # aim of one kernel call (the driver's TARGET_STEP_SECONDS)
+RATE_MIN_SECONDS = 0.005  # a kernel call this long or longer measures the evaluation rate
+MIN_CAP = 1024  # evaluations a call may always make
+INDEX_PIECE = 1 << 18  # map entries indexed per step while the map grows (about 0.1 s)
 
 
 def make_search(problem, config):
-    return CorelsSearch(problem, config)
+    """Return the search over ``problem``'s antecedents; their mining (tens of seconds on thousands of
+    thresholds) and the search's set-up run in the background, keeping time limits and cancels meanwhile.
+    Until then the run holds the empty rule list (the majority label) and the floor 0.
+    """
+    from solver.background import DeferredSearch
+
+    _reject_weights(problem)
+    errors, labels, default, counts = rule_list_errors(None, problem.y, np.zeros(0, dtype=np.int64))
+    empty = RuleList(antecedents=np.zeros(0, dtype=np.int64), predictions=labels, default=default, counts=counts,
+                     features=problem.features, classes=problem.classes)
+    return DeferredSearch(lambda: CorelsSearch(problem, config), empty, errors / problem.n_samples,
+                          initial_budget=CorelsSearch.initial_budget,
+                          progress_keys=("queue_size", "trie_size", "pmap_size"))
 
 
 def antecedent_problem(problem, config):
@@ -98,6 +114,8 @@ class CorelsSearch:
         self._history = {"elapsed": [], "counts": [], "log10_remaining": []}
         self._best_seen = (int(self.counters[K.BEST]), 0.0)
         self._finished = False
+        self._cap = 1 << 62
+        self._growing = None
         self._summarize(force=True)
 
     # ---------------------------------------------------------------- begin
@@ -136,8 +154,18 @@ class CorelsSearch:
     def step(self, budget):
         if self._finished:
             return True
+        if self._growing is not None:  # a map being indexed, a piece a step (seconds at millions of entries)
+            self._index_piece()
+            return False
+        # Steps that stop early to grow a structure look cheap to the driver, whose budget then grows
+        # fourfold a step: cap it by this search's own rate, so one kernel call stays near STEP_SECONDS
+        # (uncapped, a call of 10^8 evaluations took 2.6 s).
+        evals, t0 = int(self.counters[K.EVALS]), time.perf_counter()
         code = K.step(self.data, self.cfg, self.trie, self.heap, self.pmap, self.best_prefix, self.best_labels,
-                      self.counters, self.queued, self.scratch, budget)
+                      self.counters, self.queued, self.scratch, min(budget, self._cap))
+        seconds, done = time.perf_counter() - t0, int(self.counters[K.EVALS]) - evals
+        if seconds >= RATE_MIN_SECONDS and done > 0:
+            self._cap = max(MIN_CAP, int(done / seconds * STEP_SECONDS))
         if code == K.MAINTAIN:
             # Growing a structure can take seconds at millions of entries; the
             # driver gets control back after each growth to check its limits.
@@ -172,7 +200,17 @@ class CorelsSearch:
             self.counters[K.MAP_COMPACTIONS] += 1
         capacity = len(self.pmap.node)
         if 4 * (self.pmap.counts[0] + need) > 3 * capacity:
-            self.pmap = pm.resized(self.pmap, 2 * capacity)
+            # The grown map is indexed in pieces over the next steps (``_index_piece``); the search waits.
+            self._growing = (pm.unindexed_copy(self.pmap, 2 * capacity), 0)
+
+    def _index_piece(self):
+        grown, start = self._growing
+        stop = min(int(grown.counts[0]), start + INDEX_PIECE)
+        pm.index_range(grown, start, stop)
+        self._growing = (grown, stop)
+        if stop == grown.counts[0]:
+            self.pmap, self._growing = grown, None
+            self._maintain()  # what else the kernel asked for (widened keys) now applies to the grown map
 
     def _note_incumbent(self):
         best = int(self.counters[K.BEST])

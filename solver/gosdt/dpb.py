@@ -34,7 +34,37 @@ SWITCHES = {
 
 
 def make_search(problem, config):
-    return DPBSearch(problem, config)
+    """Return the search over ``problem``; its set-up (equivalent points, bit-packed features) runs in the
+    background, keeping time limits and cancels meanwhile (seconds on thousands of thresholds).
+
+    The data's faults are found first (``ProblemError``); until the set-up is done the run holds the
+    leaf that minimises the loss, and the floor 0.
+    """
+    from solver.background import DeferredSearch
+    from solver.cart.search import majority_leaf
+
+    weights = check_weights(problem)
+    mass = np.bincount(problem.y, weights=weights, minlength=max(problem.n_classes, int(problem.y.max()) + 1))
+    check_classes(config, mass)
+    loss = mass * class_scale(config["objective"], mass, float(config["cost_weight"]))
+    leaf = majority_leaf(problem)
+    leaf.prediction[:] = np.argmax(loss)
+    upper = loss.sum() - loss.max() + float(config["regularization"])
+    return DeferredSearch(lambda: DPBSearch(problem, config), leaf, upper, initial_budget=DPBSearch.initial_budget,
+                          progress_keys=("graph_size", "queue_size", "expansions"))
+
+
+def check_weights(problem):
+    """Return the row weights, or raise ``ProblemError`` when they cannot weigh a loss."""
+    weights = problem.weights
+    if np.any(weights < 0) or not np.isfinite(weights).all() or weights.sum() <= 0:
+        raise ProblemError("Row weights must be finite, non-negative and not all zero.")
+    return weights
+
+
+def check_classes(config, totals):
+    if config["objective"] != "accuracy" and np.any(totals <= 0):
+        raise ProblemError("Balanced and weighted accuracy need rows of both classes with positive weight.")
 
 
 def warmup():
@@ -81,14 +111,11 @@ def class_scale(objective, mass, cost_weight):
 
 def prepare(problem, config):
     """Return (``Data``, points, per-class scale) for ``problem``: equivalent points and their prefix sums."""
-    weights = problem.weights
-    if np.any(weights < 0) or not np.isfinite(weights).all() or weights.sum() <= 0:
-        raise ProblemError("Row weights must be finite, non-negative and not all zero.")
+    weights = check_weights(problem)
     k = max(problem.n_classes, int(problem.y.max()) + 1)
     points = equivalent_points(problem.X, problem.y, k, weights)
     totals = points.class_weight.sum(axis=0)
-    if config["objective"] != "accuracy" and np.any(totals <= 0):
-        raise ProblemError("Balanced and weighted accuracy need rows of both classes with positive weight.")
+    check_classes(config, totals)
     scale = class_scale(config["objective"], totals, float(config["cost_weight"]))
     mass = points.class_weight * scale
     rows = np.vstack([mass.T, mass.sum(axis=1) - mass.max(axis=1), mass.max(axis=1) - mass.min(axis=1)])

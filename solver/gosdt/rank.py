@@ -26,6 +26,7 @@ import numpy as np
 
 from solver.gosdt import rank_kernels as rk
 from solver.gosdt.rank_leaves import Leaves, leaf_set_model, prepare
+from solver.models import LEAF, Tree
 from solver.problem import Problem
 
 KINDS = {"f1": rk.F1, "auc": rk.AUC, "pauc": rk.PAUC}
@@ -34,6 +35,8 @@ _RULE_NAMES = {rk.BY_HIERARCHICAL: "hierarchical", rk.BY_LOOKAHEAD: "lookahead",
                rk.BY_EQUIVALENT: "equivalent_points", rk.BY_LEAF_COUNT: "leaf_count"}
 # τ̄ is computed in floating point: keep a leaf splittable unless it is clearly below λ.
 TAU_SLACK = 1e-13
+STEP_SECONDS = 0.2  # a step returns to the driver once it has run this long, whatever its budget
+OPENING_CHUNK = 16  # greedy candidates between two looks at the clock
 
 
 def warmup():
@@ -53,8 +56,24 @@ def warmup():
 
 
 def make_search(problem, config):
-    """Return the search object of ``problem`` under the cleaned ``config`` (see ``solver/driver.py``)."""
-    return RankSearch(problem, config)
+    """Return the search object of ``problem`` under the cleaned ``config`` (see ``solver/driver.py``).
+
+    Its set-up (equivalent points, the root's leaf cache: seconds on thousands of thresholds) runs in the
+    background, so that a time limit or a cancel is kept meanwhile; until then the run holds the root leaf.
+    """
+    from solver.background import DeferredSearch
+
+    neg, pos = np.bincount(problem.y, weights=problem.weights, minlength=2)[:2]
+    if pos <= 0 or neg <= 0:
+        raise ValueError("F-score and the ROC objectives need rows of both classes")
+    kind, omega = KINDS[config["objective"]], float(config.get("cost_weight", 1.0))
+    theta = float(config.get("pauc_theta", 1.0)) if kind == rk.PAUC else 1.0
+    upper = float(rk.tree_loss(kind, np.array([pos]), np.array([neg]), pos, neg, omega, theta))
+    leaf = Tree(feature=[LEAF], left=[LEAF], right=[LEAF], prediction=[int(omega * pos > neg)], counts=[[neg, pos]],
+                features=problem.features, classes=problem.classes, score=[pos / (pos + neg)])
+    return DeferredSearch(lambda: RankSearch(problem, config), leaf, upper + float(config["regularization"]),
+                          initial_budget=RankSearch.initial_budget,
+                          progress_keys=("queue_size", "tree_cache_size", "leaf_cache_size"))
 
 
 class RankSearch:
@@ -102,9 +121,10 @@ class RankSearch:
         self._started = None
         self.seconds_to_optimum = 0.0
         self.nodes_to_optimum = 0
-        self._greedy()
-        self._queue_children((), (0,), -math.inf, 0)
-        self.lower_bound = self._lower_bound()
+        # The greedy start and the root's children come first, in steps (thousands of features make the
+        # greedy start alone take seconds); meanwhile every tree meets the floor 0 (no loss is negative).
+        self.lower_bound = 0.0
+        self._opening = self._begin()
 
     # -- the driver protocol -------------------------------------------------------------------------
 
@@ -116,8 +136,17 @@ class RankSearch:
         """Pop entries and build child trees, at most ``budget`` of them together; return True when proved."""
         if self._started is None:
             self._started = time.perf_counter()
+        deadline = time.perf_counter() + STEP_SECONDS
+        if self._opening is not None:
+            for _ in range(max(1, budget // OPENING_CHUNK)):
+                if sum(1 for _ in itertools.islice(self._opening, OPENING_CHUNK)) < OPENING_CHUNK:
+                    self._opening = None
+                    break
+                if time.perf_counter() > deadline:
+                    break
+            return False  # the search's first step gets a budget measured on its own work
         work = 0
-        while work < budget:
+        while work < budget and time.perf_counter() < deadline:
             if self.current is None:
                 if not self.heap or self.heap[0][0] >= self.upper_bound:
                     self.prunes["hierarchical"] += len(self.heap)
@@ -179,10 +208,17 @@ class RankSearch:
 
     # -- the search ----------------------------------------------------------------------------------
 
+    def _begin(self):
+        """Yield after each candidate of the greedy start; then queue the root's children."""
+        yield from self._greedy()
+        self._queue_children((), (0,), -math.inf, 0)
+        self.lower_bound = self._lower_bound()
+
     def _greedy(self):
         """Start from a greedy tree: split, one leaf at a time, where the objective falls most, while it falls.
 
         A first incumbent for the bounds to prune against; the search still proves (or improves on) it.
+        Yields after each candidate split evaluated, so that the steps stay short.
         """
         lv = self.leaves
         leaves, objective = [0], self.upper_bound
@@ -199,6 +235,7 @@ class RankSearch:
                     value = self._loss(lp, ln) + self.lam * len(ids)
                     if value < objective and (best is None or value < best[0]):
                         best = (value, ids)
+                    yield
             if best is None:
                 break
             objective, leaves = best

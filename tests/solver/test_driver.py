@@ -107,3 +107,35 @@ def test_the_invariant_checker_catches_a_rising_upper_bound():
 
     with pytest.raises(AssertionError, match="upper bound increases at point 1"):
         assert_bound_trace_valid({"elapsed": [0, 1], "lower_bound": [0, 0], "upper_bound": [0.5, 0.6]})
+
+
+def test_a_deferred_search_holds_its_interim_model_until_the_set_up_is_done():
+    import threading
+
+    from solver.background import DeferredSearch
+
+    release = threading.Event()
+
+    def begin():
+        release.wait()
+        return CountingSearch(1000)
+
+    search = DeferredSearch(begin, "leaf", upper_bound=0.9, lower_bound=0.1)
+    out = run(search, Limits(time_limit=0.3))
+    assert out.status == "time_limit" and search.best_model() == "leaf"
+    assert (search.lower_bound, search.upper_bound, search.nodes) == (0.1, 0.9, 0)
+    release.set()
+    out = run(search)
+    assert out.status == "optimal" and search.nodes == 1000 and search.upper_bound == 0.5
+
+
+def test_a_deferred_search_raises_what_its_set_up_raised():
+    import pytest
+
+    from solver.background import DeferredSearch
+
+    def begin():
+        raise ValueError("bad data")
+
+    with pytest.raises(ValueError, match="bad data"):
+        run(DeferredSearch(begin, "leaf", upper_bound=1.0))

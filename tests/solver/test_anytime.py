@@ -1,0 +1,89 @@
+# Check the anytime contract of every algorithm: on an input far too large to finish, a 2 s time limit or a
+# cancel ends the run with its best model and a valid lower bound, within a bounded wall time.
+#
+# The wall-time bounds are the contract's (T + 1 s, a cancel within 1 s) with generous slack for a loaded
+# two-core machine, and they exclude compilation (the kernels are warmed first); bench/anytime.py measures
+# the actual overshoots (docs/anytime.md).
+import math
+import threading
+import time
+
+import pytest
+
+from conftest import shared_dataset
+from solver.api import Limits, solve, warm
+from solver.data import Roles, make_problem, read_file
+from solver.testing import assert_bound_trace_valid
+
+TIME_LIMIT = 2.0
+CANCEL_AFTER = 1.0
+SLACK = 5.0  # seconds past the contract's bound before a run counts as not returning (CI machines are slow)
+
+# id: (algorithm, file, roles, binarization, params) — each far beyond what any search finishes in seconds.
+CASES = {
+    "corels": ("corels", "eeg.csv", {"label": "label"}, "quantile:32", {"regularization": 0.00001}),
+    "osdt": ("osdt", "eeg.csv", {"label": "label"}, "quantile:16", {"regularization": 0.00001}),
+    "gosdt-dpb-binary": ("gosdt", "eeg.csv", {"label": "label"}, "quantile:64",
+                         {"regularization": 0.00001, "threshold_search": "binary"}),
+    "gosdt-dpb-ordered": ("gosdt", "eeg.csv", {"label": "label"}, "exact",
+                          {"regularization": 0.00001, "max_depth": 6, "threshold_search": "ordered"}),
+    "gosdt-rank": ("gosdt", "eeg.csv", {"label": "label"}, "quantile:16",
+                   {"objective": "f1", "regularization": 0.00001}),
+    "streed-binary": ("streed", "eeg.csv", {"label": "label"}, "quantile:32",
+                      {"max_depth": 6, "threshold_search": "binary"}),
+    "streed-ordered": ("streed", "eeg.csv", {"label": "label"}, "exact",
+                       {"max_depth": 5, "threshold_search": "ordered"}),
+    "osst": ("osst", "whas500-surv.csv", {"time": "time", "event": "event"}, "exact",
+             {"regularization": 0.00001, "max_depth": 8}),
+    "cart": ("cart", "eeg.csv", {"label": "label"}, "exact", {"max_depth": None}),
+}
+
+_problems = {}
+
+
+def problem_of(file, roles, binarization):
+    key = (file, tuple(sorted(roles.items())), binarization)
+    if key not in _problems:
+        table = read_file(shared_dataset(file))
+        _problems[key] = make_problem(table, Roles(**roles), binarization)
+    return _problems[key]
+
+
+def assert_stopped_with_a_model(result, status):
+    assert result.status == status
+    assert result.model is not None and math.isfinite(result.objective)
+    assert_bound_trace_valid(result.trace, result.status)
+    if result.lower_bound is not None:  # CART proves nothing and reports no bound
+        assert math.isfinite(result.lower_bound)
+        assert result.lower_bound <= result.objective + 1e-12
+        assert result.gap > 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_a_time_limit_returns_the_best_model_and_a_valid_bound_in_time(case):
+    algorithm, file, roles, binarization, params = CASES[case]
+    warm(algorithm)
+    p = problem_of(file, roles, binarization)
+    t0 = time.perf_counter()
+    result = solve(p, algorithm, params, Limits(time_limit=TIME_LIMIT))
+    wall = time.perf_counter() - t0
+    assert_stopped_with_a_model(result, "time_limit")
+    assert wall < TIME_LIMIT + 1 + SLACK, f"{case}: a {TIME_LIMIT:g} s limit returned after {wall:.1f} s"
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_a_cancel_from_another_thread_is_honoured(case):
+    algorithm, file, roles, binarization, params = CASES[case]
+    warm(algorithm)
+    p = problem_of(file, roles, binarization)
+    cancel = threading.Event()
+    timer = threading.Timer(CANCEL_AFTER, cancel.set)
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        result = solve(p, algorithm, params, on_progress=lambda point: not cancel.is_set())
+    finally:
+        timer.cancel()
+    wall = time.perf_counter() - t0
+    assert_stopped_with_a_model(result, "cancelled")
+    assert wall < CANCEL_AFTER + 1 + SLACK, f"{case}: cancelled after {CANCEL_AFTER:g} s, returned after {wall:.1f} s"
