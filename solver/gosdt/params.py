@@ -9,7 +9,7 @@ hull by the tree-level branch-and-bound of the spec's §3.4 (``solver.gosdt.rank
 from dataclasses import replace
 
 from solver import objectives
-from solver.gosdt import rank_params
+from solver.gosdt.rank import params as rank_params
 from solver.registry import Algorithm, Param, max_depth_param, regularization_param
 
 OBJECTIVES = objectives.offered_by("gosdt")

@@ -4,20 +4,20 @@ Additive objectives go to the dynamic programming with bounds (``solver.gosdt.dp
 non-additive ones to the tree-level branch-and-bound (``solver.gosdt.rank``).
 """
 
-from solver.gosdt.rank_params import NON_ADDITIVE
+from solver.gosdt.rank.params import NON_ADDITIVE
 
 
 def _module(objective):
     if objective in NON_ADDITIVE:
-        from solver.gosdt import rank
+        from solver.gosdt.rank import search as rank
         return rank
-    from solver.gosdt import dpb
+    from solver.gosdt.dpb import search as dpb
     return dpb
 
 
 def make_search(problem, config):
     if config["objective"] not in NON_ADDITIVE:
-        from solver.gosdt.ordered import OrderedGOSDTSearch, runs_ordered
+        from solver.gosdt.dpb.ordered import OrderedGOSDTSearch, runs_ordered
 
         if runs_ordered(problem, config):
             return OrderedGOSDTSearch(problem, config)
@@ -26,7 +26,8 @@ def make_search(problem, config):
 
 def warmup():
     """Compile (or load from numba's cache) the kernels of both searches."""
-    from solver.gosdt import dpb, rank
+    from solver.gosdt.dpb import search as dpb
+    from solver.gosdt.rank import search as rank
     from solver.ordered.search import warmup as warm_ordered
 
     dpb.warmup()

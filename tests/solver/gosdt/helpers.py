@@ -6,7 +6,7 @@ import numpy as np
 
 from conftest import shared_dataset
 from solver.data import Roles, make_problem, read_file
-from solver.gosdt.dpb import SWITCHES, class_scale
+from solver.gosdt.dpb.search import SWITCHES, class_scale
 from solver.problem import Problem
 from tests.oracles import best_additive, misclassification_leaf_cost
 

@@ -6,7 +6,7 @@ import pytest
 
 from solver.api import solve
 from solver.data import Roles, Table, make_problem
-from solver.gosdt.dpb import DPBSearch
+from solver.gosdt.dpb.search import DPBSearch
 from solver.gosdt.params import ALGORITHM
 from solver.models import LEAF
 from tests.solver.gosdt.helpers import objective_of, problem, row_weights, shared

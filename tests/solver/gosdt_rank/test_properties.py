@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.gosdt import rank_kernels as rk
+from solver.gosdt.rank import kernels as rk
 from solver.roc import rank_loss
 from tests.oracles import enumerate_trees
 from tests.solver.gosdt_rank.helpers import problem, run

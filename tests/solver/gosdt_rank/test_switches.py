@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from solver import driver
-from solver.gosdt import rank_kernels as rk
+from solver.gosdt.rank import kernels as rk
 from solver.gosdt.params import ALGORITHM
-from solver.gosdt.rank import RankSearch
+from solver.gosdt.rank.search import RankSearch
 from solver.roc import auc_ch, f1_loss
 from solver.testing import assert_bound_trace_valid
 from tests.solver.gosdt_rank.helpers import SWITCHES, problem, shared

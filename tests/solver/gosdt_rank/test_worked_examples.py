@@ -4,7 +4,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from solver.gosdt import rank_kernels as rk
+from solver.gosdt.rank import kernels as rk
 from solver.roc import auc_ch, f1_tree_loss, hull_points, pauc_ch
 from tests.solver.gosdt_rank.helpers import counts_problem, leaf_counts, run
 

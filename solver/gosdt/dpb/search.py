@@ -4,10 +4,10 @@ Accuracy (any number of classes), balanced accuracy and weighted accuracy are
 sums over rows of a per-class weight times "misclassified" (spec §1.4), so a
 subtree's optimum depends only on the rows that reach it: subproblems are the
 support sets of the equivalent points (§4.1), solved once and shared by every
-parent in the dependency graph (``solver.gosdt.dpb_graph``).
+parent in the dependency graph (``solver.gosdt.dpb.graph``).
 
 Anytime: the root's bounds are valid at every step; the incumbent is the tree
-behind the root's upper bound (``dpb_kernels.extract``), and ``optimal`` is
+behind the root's upper bound (``kernels.extract``), and ``optimal`` is
 reported only when the root's bounds meet.
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 from solver import bitset
 from solver.api import ProblemError
 from solver.data.points import equivalent_points
-from solver.gosdt import dpb_graph as gr
-from solver.gosdt import dpb_kernels as kn
+from solver.gosdt.dpb import graph as gr
+from solver.gosdt.dpb import kernels as kn
 from solver.models import LEAF, Tree
 
 EPS = 1e-12

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from solver import bitset
-from solver.gosdt import dpb_graph as gr
+from solver.gosdt.dpb import graph as gr
 
 DONE, OUT_OF_BUDGET, NEEDS_MEMORY = 0, 1, 2
 UNLIMITED = 1 << 30

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.api import ProblemError
-from solver.gosdt.dpb import class_scale
+from solver.gosdt.dpb.search import class_scale
 from solver.ordered.search import OrderedSearch, uses_ordered
 
 

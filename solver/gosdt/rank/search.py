@@ -11,8 +11,8 @@ by fewer leaves. Every tree is reached: a tree is built level by level,
 each level splitting exactly its internal nodes.
 
 Begin: ``RankSearch(problem, config)``; step: ``step(budget)``; end:
-``best_model()``. The kernels (losses, bounds) are in ``rank_kernels``,
-the leaf cache in ``rank_leaves``.
+``best_model()``. The kernels (losses, bounds) are in ``kernels``,
+the leaf cache in ``leaves``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import time
 
 import numpy as np
 
-from solver.gosdt import rank_kernels as rk
-from solver.gosdt.rank_leaves import Leaves, leaf_set_model, prepare
+from solver.gosdt.rank import kernels as rk
+from solver.gosdt.rank.leaves import Leaves, leaf_set_model, prepare
 from solver.models import LEAF, Tree
 from solver.problem import Problem
 
@@ -310,7 +310,7 @@ class RankSearch:
         leaves and the chosen children that are never split again (pure, or at the depth limit), and
         the leaves still to choose for are at best ideal. With the lookahead (B.2) too, a tree either
         keeps all the other chosen children as leaves, or splits one of them and has one more leaf
-        (``rank_kernels.prefix_losses``).
+        (``kernels.prefix_losses``).
         """
         lv = self.leaves
         if not self.switches["use_hierarchical_bound"]:
