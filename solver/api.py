@@ -220,7 +220,10 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     if on_incumbent is not None:
         report = _IncumbentReporter(on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search,
                                                                                 "running", {}, {}))
+    started = time.perf_counter()
     outcome = driver.run(search, limits, report)
+    if hasattr(search, "stop"):
+        search.stop(_post_deadline(limits, outcome.status, started))
     stats = dict(
         solve_seconds=outcome.solve_seconds,
         compile_seconds=compile_seconds,
@@ -228,6 +231,23 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
         steps=outcome.steps,
     )
     return _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+
+
+POST_SEARCH_SECONDS = 0.5  # what a stopped search may spend on its model and report past its time limit
+
+
+def _post_deadline(limits, status, started):
+    """Return the ``time.perf_counter()`` by which a search's post-search work must end (None: no limit).
+
+    Under a time limit that is the limit plus ``POST_SEARCH_SECONDS``; a cancelled run gets
+    ``POST_SEARCH_SECONDS`` from now, so both stay within the anytime contract (limit + ~1 s).
+    """
+    now = time.perf_counter()
+    if status == "cancelled":
+        return now + POST_SEARCH_SECONDS
+    if limits.time_limit is None:
+        return None
+    return max(started + limits.time_limit, now) + POST_SEARCH_SECONDS
 
 
 def _result(spec, config, problem, limits, search, status, trace, run_stats):

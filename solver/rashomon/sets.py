@@ -14,6 +14,7 @@ solver right after the search and on the web from a stored result.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
@@ -48,6 +49,12 @@ def _within(x, bounds):
 
 NO_FILTER = Filter()
 
+TICK = 256  # vertices computed between two looks at the clock
+
+
+class OutOfTime(Exception):
+    """A computation on the set passed its ``TreeSet.deadline``; nothing it cached is wrong, it is only unfinished."""
+
 
 class TreeSet:
     """The Rashomon set stored as its graph; every statistic is computed on the graph.
@@ -62,13 +69,26 @@ class TreeSet:
         The root vertex, or -1 for an empty set.
     theta : int
         The key bound of the set (every tree has key ≤ theta).
+    cells : list, optional
+        Every vertex's unfiltered cells as the search built them (``Graph.cells``), so counting the
+        whole set, ranking and sampling read them instead of recomputing them.
+    deadline : float or None
+        A ``time.perf_counter()`` value: a dynamic program still running then raises ``OutOfTime``.
     """
 
-    def __init__(self, keys, leaf_m, label, budget, options, counts, root, theta, trivial=True):
+    def __init__(self, keys, leaf_m, label, budget, options, counts, root, theta, trivial=True, cells=None):
         self.keys = keys
         self.leaf_m, self.label, self.budget, self.options, self.counts = leaf_m, label, budget, options, counts
         self.root, self.theta, self.trivial = root, theta, trivial
         self._hists = {}
+        self._built = cells
+        self.deadline = None
+        self._ticks = 0
+
+    def _tick(self):
+        self._ticks += 1
+        if self.deadline is not None and self._ticks % TICK == 0 and time.perf_counter() > self.deadline:
+            raise OutOfTime
 
     # -- the histogram DP -------------------------------------------------------------------------
 
@@ -79,6 +99,11 @@ class TreeSet:
         hit = cache.get(state)
         if hit is not None:
             return hit
+        if self._built is not None and depth is None and not flt.exclude:
+            cells = self._built[v]  # the search's own cells: the same dynamic program, already done
+            cache[state] = hit = (cells, {(m, h): n for _, m, h, n in cells})
+            return hit
+        self._tick()
         out = {}
         if self.keys.key(self.leaf_m[v], 1) <= self.budget[v]:
             out[(self.leaf_m[v], 1)] = 1
@@ -242,6 +267,7 @@ class TreeSet:
         hit = memo.get(state)
         if hit is not None:
             return hit
+        self._tick()
         out = {}
         if self.label[v] == 1 and self.keys.key(self.leaf_m[v], 1) <= self.budget[v]:
             out[(self.leaf_m[v], 1)] = 1
