@@ -89,6 +89,9 @@ class Result:
     extras: dict = field(default_factory=dict)
     test_vectors: list = field(default_factory=list)
     holdout: dict = field(default_factory=dict)
+    # In-process objects of the search that are not saved with the result (the Rashomon set's graph, for
+    # ``RashomonSet``); empty for a result read from a file.
+    live: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def optimal(self):
@@ -230,7 +233,10 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
         peak_memory_bytes=outcome.peak_memory_bytes,
         steps=outcome.steps,
     )
-    return _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+    result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+    if hasattr(search, "live"):
+        result.live = search.live()
+    return result
 
 
 POST_SEARCH_SECONDS = 0.5  # what a stopped search may spend on its model and report past its time limit

@@ -118,7 +118,7 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
                 limit = (limits or api.Limits()).time_limit
                 deadline = None if limit is None else time.perf_counter() + api.POST_SEARCH_SECONDS
                 result.extras["test_votes"] = test_votes(result.extras, prepared.problem, prepared.test,
-                                                         prepared.roles, deadline)
+                                                         prepared.roles, deadline, result.live.get("set"))
             except (DataError, KeyError) as e:
                 result.extras["test_votes"] = {"error": str(e).strip("'\"")}
     return result

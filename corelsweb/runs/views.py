@@ -370,8 +370,13 @@ def rashomon_context(result):
     extras = result.get("extras") or {}
     top = [{**t, "figure": tree_figure(t["tree"]), "element_id": f"rashomon-tree-{t['rank']}"}
            for t in extras.get("top", [])]
+    filterable = bool(extras.get("graph"))
+    note = None
+    if not filterable and extras.get("count"):
+        note = extras.get("graph_note") or next((w for w in extras.get("skipped", []) if "graph" in w),
+                                                "This result does not hold the set's graph, so filters are off.")
     return {"extras": extras, "top": top, "features": sorted(extras.get("importance", []), key=lambda r: r["name"]),
-            "filterable": bool(extras.get("graph"))}
+            "filterable": filterable, "filter_note": note}
 
 
 @login_required
@@ -385,7 +390,7 @@ def rashomon_count(request, pk):
         flt = rashomon_filter(request.GET, extras)
     except ValueError as e:
         return JsonResponse({"error": str(e)}, status=400)
-    count = load_rashomon(extras["graph"]).count(flt)
+    count = load_rashomon(extras["graph"], (run.pk, run.version)).count(flt)
     total = extras["count"]
     return JsonResponse({"count": str(count), "count_text": f"{count:,}", "total_text": f"{total:,}",
                          "share": count / total if total else 0.0})
@@ -427,7 +432,18 @@ def rashomon_filter(query, extras):
                   leaves=(number("leaves_min", int), number("leaves_max", int)), mistakes=mistakes)
 
 
-def load_rashomon(graph):
+_RASHOMON_SETS = {}  # (run id, version) -> TreeSet: a large graph is decoded once per process, its counts cached
+RASHOMON_SETS_KEPT = 4
+
+
+def load_rashomon(graph, key=None):
     from solver.rashomon.report import load
 
-    return load(graph)
+    if key is None:
+        return load(graph)
+    s = _RASHOMON_SETS.get(key)
+    if s is None:
+        while len(_RASHOMON_SETS) >= RASHOMON_SETS_KEPT:
+            _RASHOMON_SETS.pop(next(iter(_RASHOMON_SETS)))
+        s = _RASHOMON_SETS[key] = load(graph)
+    return s

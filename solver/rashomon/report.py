@@ -20,7 +20,7 @@ from solver.rashomon.sets import Filter, OutOfTime, TreeSet, shape, tree_text
 TOP_TREES = 20
 RELIANCE_EXACT = 2000
 RELIANCE_SAMPLE = 500
-GRAPH_LIMIT = 200_000  # vertices: larger graphs are not stored with the result
+GRAPH_LIMIT = 2_000_000  # vertices: larger graphs are not stored with the result (the web's filters are then off)
 VOTE_WORK_LIMIT = 5_000_000  # distinct rows × vertices for the training votes
 
 
@@ -172,9 +172,11 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
                 out["training_votes"] = {"disagree": int(sum(1 for n in v if 0 < n < total)), "rows": len(v),
                                          "share_one": [n / total for n in v]}
         if len(s.counts) <= GRAPH_LIMIT:
-            out["graph"] = part("The stored graph (filters on the page)", s.to_dict)
+            out["graph"] = part("The stored graph (filters on the page)", s.to_packed)
         else:
             out["graph"] = None
+            out["graph_note"] = (f"The set's graph has {len(s.counts):,} subproblems, more than the "
+                                 f"{GRAPH_LIMIT:,} a result keeps, so it is not stored and filters are off.")
     finally:
         s.deadline = None
     out["skipped"] = skipped
@@ -239,7 +241,7 @@ def load(d):
     return TreeSet.from_dict(d.get("graph", d))
 
 
-def test_votes(extras, problem, table, roles, deadline=None):
+def test_votes(extras, problem, table, roles, deadline=None, s=None):
     """Return ``extras["test_votes"]``: the set's votes on the raw test rows (share of trees predicting 1, disagreement).
 
     With a ``deadline`` (``time.perf_counter()``) the votes not done by then are not reported: the
@@ -247,15 +249,17 @@ def test_votes(extras, problem, table, roles, deadline=None):
     """
     from solver.data.evaluation import problem_like
 
-    if not extras.get("graph") or not extras.get("count"):
+    if not extras.get("count") or (s is None and not extras.get("graph")):
         return None
-    s = load(extras["graph"])
+    s = load(extras["graph"]) if s is None else s
     test = problem_like(problem, table, roles)
     s.deadline = deadline
     try:
         v = votes(s, test.X)
     except OutOfTime:
         return {"skipped": "The set's votes on the test rows: not computed, the time limit was reached first."}
+    finally:
+        s.deadline = None
     total = extras["count"]
     y = np.asarray(test.y) if test.y is not None else None
     return {"rows": len(v), "disagree": int(sum(1 for n in v if 0 < n < total)), "share_one": [n / total for n in v],

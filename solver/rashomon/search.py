@@ -170,6 +170,10 @@ class RashomonSearch:
             self._summary = summary  # complete: the same until another stage is proved
         return summary
 
+    def live(self):
+        """Return the in-process objects of the run (``Result.live``): the set, whatever the size of its graph."""
+        return {"set": self.tree_set()}
+
     def stop(self, deadline):
         """Called by ``solve`` once the search is over: the report must be done by ``deadline`` (None: no limit)."""
         self.stopped, self.post_deadline = True, deadline

@@ -13,11 +13,16 @@ solver right after the search and on the web from a stored result.
 
 from __future__ import annotations
 
+import base64
+import io
 import random
 import time
+import zlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
+
+import numpy as np
 
 from solver.rashomon.graph import combine
 from solver.rashomon.objective import Keys
@@ -296,8 +301,40 @@ class TreeSet:
                 "budget": self.budget, "options": [[list(o) for o in opts] for opts in self.options],
                 "counts": [list(c) for c in self.counts]}
 
+    def to_packed(self):
+        """Return the graph as a compact JSON-able dict: its arrays as one zlib-compressed, base64 ``.npz``.
+
+        Falls back to ``to_dict`` when an integer does not fit 64 bits (exact weights with a huge
+        common denominator). ``from_dict`` reads both.
+        """
+        n = len(self.leaf_m)
+        if max(self.budget, default=0) >= 2**62 or max(self.leaf_m, default=0) >= 2**62:
+            return self.to_dict()
+        start = np.zeros(n + 1, dtype=np.int64)
+        flat = []
+        for v, opts in enumerate(self.options):
+            if v % 8192 == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
+                raise OutOfTime
+            start[v + 1] = start[v] + len(opts)
+            flat.extend(opts)
+        opts = np.asarray(flat, dtype=np.int32).reshape(-1, 3)
+        buffer = io.BytesIO()
+        np.savez(buffer, leaf_m=np.asarray(self.leaf_m, dtype=np.int64), label=np.asarray(self.label, dtype=np.int8),
+                 budget=np.asarray(self.budget, dtype=np.int64), start=start, options=opts,
+                 counts=np.asarray(self.counts, dtype=np.float64).reshape(n, 2))
+        return {"format": "npz-zlib-base64", "q": self.keys.q, "lam": self.keys.lam, "scale": self.keys.scale,
+                "root": self.root, "theta": self.theta, "trivial": self.trivial, "vertices": n,
+                "data": base64.b64encode(zlib.compress(buffer.getvalue(), 6)).decode("ascii")}
+
     @classmethod
     def from_dict(cls, d):
+        if d.get("format") == "npz-zlib-base64":
+            a = np.load(io.BytesIO(zlib.decompress(base64.b64decode(d["data"]))))
+            start, flat = a["start"].tolist(), [tuple(o) for o in a["options"].tolist()]
+            options = [flat[start[v]:start[v + 1]] for v in range(len(start) - 1)]
+            return cls(Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])), a["leaf_m"].tolist(),
+                       a["label"].tolist(), a["budget"].tolist(), options, [tuple(c) for c in a["counts"].tolist()],
+                       int(d["root"]), int(d["theta"]), bool(d.get("trivial", True)))
         return cls(Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])), list(d["leaf_m"]), list(d["label"]),
                    list(d["budget"]), [[tuple(o) for o in opts] for opts in d["options"]],
                    [tuple(c) for c in d["counts"]], int(d["root"]), int(d["theta"]), bool(d.get("trivial", True)))

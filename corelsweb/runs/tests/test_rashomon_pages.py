@@ -58,3 +58,15 @@ def test_filters_count_on_the_stored_graph(alice_client, alice, charlie):
     stranger = Client()
     stranger.force_login(charlie)
     assert stranger.get(url).status_code == 404
+
+
+def test_a_graph_too_large_to_store_turns_filters_off_and_says_why(alice_client, alice, monkeypatch):
+    from solver.rashomon import report
+
+    monkeypatch.setattr(report, "GRAPH_LIMIT", 1)
+    run, result = make_rashomon_run(alice)
+    assert result.extras["graph"] is None and result.extras["count"] > 1
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="rashomon-filter"' not in page
+    assert 'id="rashomon-filters-off"' in page and "filters are off" in page
+    assert alice_client.get(f"/runs/{run.pk}/rashomon/count.json").status_code == 404
