@@ -112,7 +112,29 @@ def detail(request, pk):
     ctx = result_context(run_view(run))
     ctx.update(run=run, share_links=run.share_links.all(), wait_note=run_wait_note(run) if run.is_active else "",
                live_trace=bound_trace_figure(run.trace) if run.is_active else None)
+    if run.algorithm == "rashomon":
+        ctx["optimal_run"] = services.optimal_run_for(run)
     return render(request, "runs/detail.html", ctx)
+
+
+@login_required
+@require_POST
+def rashomon_optimal_run(request, pk):
+    """Queue a GOSDT run with a Rashomon run's data and settings (the optimum at the set's centre), or open one."""
+    run = services.get_run_for_user(request, pk)
+    if run.algorithm != "rashomon":
+        raise Http404
+    existing = services.optimal_run_for(run)
+    if existing is not None:
+        return redirect(existing)
+    if services.quota_problem(request.user):
+        messages.error(request, services.quota_problem(request.user))
+        return redirect(run)
+    params, limits, evaluation = services.optimal_run_settings(run)
+    new = services.create_run(request.user, run.dataset, "gosdt", params, limits, evaluation,
+                              f"The optimum of Rashomon run #{run.pk}'s settings.")
+    messages.success(request, "Queued GOSDT with the Rashomon run's settings.")
+    return redirect(new)
 
 
 def progress_payload(run, since, template_ctx):
@@ -368,6 +390,9 @@ def rashomon_context(result):
     if not result or result.get("algorithm") != "rashomon":
         return None
     extras = result.get("extras") or {}
+    centre = extras.get("gosdt_optimum")
+    if centre:
+        centre = {**centre, "figure": tree_figure(centre["tree"])}
     top = [{**t, "figure": tree_figure(t["tree"]), "element_id": f"rashomon-tree-{t['rank']}"}
            for t in extras.get("top", [])]
     filterable = bool(extras.get("graph"))
@@ -376,7 +401,7 @@ def rashomon_context(result):
         note = extras.get("graph_note") or next((w for w in extras.get("skipped", []) if "graph" in w),
                                                 "This result does not hold the set's graph, so filters are off.")
     return {"extras": extras, "top": top, "features": sorted(extras.get("importance", []), key=lambda r: r["name"]),
-            "filterable": filterable, "filter_note": note}
+            "filterable": filterable, "filter_note": note, "centre": centre}
 
 
 @login_required

@@ -166,9 +166,18 @@ class RashomonSearch:
         deadline = self.post_deadline if self.stopped else time.perf_counter() + SNAPSHOT_SECONDS
         summary = report.summarize(self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta,
                                    deadline=deadline)
+        summary["gosdt_optimum"] = self.gosdt_optimum()
         if not summary.get("skipped"):
             self._summary = summary  # complete: the same until another stage is proved
         return summary
+
+    def gosdt_optimum(self):
+        """Return the tree GOSDT found first with its objective, and whether it is proved optimal (the set's centre)."""
+        model = self.gosdt.best_model()
+        if model is None or not np.isfinite(self.gosdt.upper_bound):
+            return None
+        return {"objective": float(self.gosdt.upper_bound), "lower_bound": float(self.gosdt.lower_bound),
+                "proved": self.phase != "optimum", "tree": model.to_dict()}
 
     def live(self):
         """Return the in-process objects of the run (``Result.live``): the set, whatever the size of its graph."""

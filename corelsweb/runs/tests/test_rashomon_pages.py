@@ -70,3 +70,28 @@ def test_a_graph_too_large_to_store_turns_filters_off_and_says_why(alice_client,
     assert 'id="rashomon-filter"' not in page
     assert 'id="rashomon-filters-off"' in page and "filters are off" in page
     assert alice_client.get(f"/runs/{run.pk}/rashomon/count.json").status_code == 404
+
+
+def test_the_set_is_shown_beside_the_optimal_tree_and_its_gosdt_run(alice_client, alice, eager_celery):
+    run, result = make_rashomon_run(alice)
+    centre = result.extras["gosdt_optimum"]
+    assert centre["proved"] and abs(centre["objective"] - result.extras["optimum"]) < 1e-9
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="rashomon-centre"' in page and 'data-figure="rashomon-centre-figure"' in page
+    assert f"{centre['objective']:.6f}" in page
+    assert "Run GOSDT with these settings" in page
+    response = alice_client.post(f"/runs/{run.pk}/rashomon/optimal/")
+    gosdt = Run.objects.get(owner=alice, algorithm="gosdt")
+    assert response.status_code == 302 and response.url == gosdt.get_absolute_url()
+    assert (gosdt.dataset, gosdt.roles, gosdt.binarization, gosdt.evaluation) == \
+        (run.dataset, run.roles, run.binarization, run.evaluation)
+    assert gosdt.params["regularization"] == run.params["regularization"]
+    assert gosdt.params["max_depth"] == run.params["max_depth"]
+    gosdt.refresh_from_db()
+    if gosdt.status == Run.Status.OPTIMAL:  # run eagerly here: its proved optimum is the set's centre
+        assert abs(gosdt.result["objective"] - centre["objective"]) < 1e-9
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="rashomon-optimal-run"' in page and gosdt.get_absolute_url() in page
+    assert "Run GOSDT with these settings" not in page
+    again = alice_client.post(f"/runs/{run.pk}/rashomon/optimal/")  # an existing run is opened, not queued again
+    assert again.url == gosdt.get_absolute_url() and Run.objects.filter(algorithm="gosdt").count() == 1
