@@ -34,6 +34,7 @@ urlpatterns = [
     path("runs/<int:pk>/result.json", run_views.result_json, name="run-result-json"),
     path("runs/<int:pk>/rashomon/count.json", run_views.rashomon_count, name="run-rashomon-count"),
     path("runs/<int:pk>/rashomon/optimal/", run_views.rashomon_optimal_run, name="run-rashomon-optimal"),
+    path("runs/<int:pk>/rashomon/favourite/", run_views.rashomon_favourite, name="run-rashomon-favourite"),
     path("runs/<int:pk>/export/<slug:fmt>/", run_views.export_model, name="run-export"),
     path("runs/<int:pk>/predict/", dataset_views.predict, name="run-predict"),
     path("runs/<int:pk>/cancel/", run_views.cancel, name="run-cancel"),

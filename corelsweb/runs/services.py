@@ -149,3 +149,19 @@ def optimal_run_settings(run):
     from solver.rashomon.search import gosdt_config
 
     return gosdt_config(run.params), dict(run.limits), dict(run.evaluation or {})
+
+
+def rashomon_favourites(run):
+    """Return the texts of the trees of a Rashomon run its owner keeps as favourites."""
+    return set(run.rashomon_favourites.values_list("tree", flat=True))
+
+
+def toggle_rashomon_favourite(run, tree):
+    """Keep ``tree`` (its ``xj?(A|B)`` text) as a favourite of ``run``, or drop it if kept; return whether kept now."""
+    from corelsweb.runs.models import RashomonFavourite
+
+    deleted, _ = RashomonFavourite.objects.filter(run=run, tree=tree).delete()
+    if deleted:
+        return False
+    RashomonFavourite.objects.get_or_create(run=run, tree=tree)
+    return True

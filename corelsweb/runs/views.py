@@ -103,6 +103,7 @@ def result_context(v):
         "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
         "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
         "rashomon": rashomon_context(result),
+        "rashomon_favourites": set(),
     }
 
 
@@ -114,7 +115,26 @@ def detail(request, pk):
                live_trace=bound_trace_figure(run.trace) if run.is_active else None)
     if run.algorithm == "rashomon":
         ctx["optimal_run"] = services.optimal_run_for(run)
+        ctx["rashomon_favourites"] = services.rashomon_favourites(run)
     return render(request, "runs/detail.html", ctx)
+
+
+@login_required
+@require_POST
+def rashomon_favourite(request, pk):
+    """Keep a tree of a Rashomon run's list as a favourite, or drop it (a toggle; owner only)."""
+    run = services.get_run_for_user(request, pk)
+    if run.algorithm != "rashomon":
+        raise Http404
+    tree = request.POST.get("tree", "")
+    listed = {t["text"] for t in ((run.result or {}).get("extras") or {}).get("top", [])}
+    if tree not in listed:
+        messages.error(request, "That tree is not in this run's list of trees.")
+    elif services.toggle_rashomon_favourite(run, tree):
+        messages.success(request, "Kept the tree as a favourite.")
+    else:
+        messages.success(request, "The tree is no longer a favourite.")
+    return redirect(f"{run.get_absolute_url()}#rashomon-trees")
 
 
 @login_required

@@ -80,6 +80,7 @@ def matrix(w):
         # A Rashomon run's owner-only endpoints (on another run: a plain 404, checked below).
         "run-rashomon-count": ("get", [w["rashomon"].pk], owner_only),
         "run-rashomon-optimal": ("post", [w["rashomon"].pk], owner_post),
+        "run-rashomon-favourite": ("post", [w["rashomon"].pk], owner_post),
         "run-predict": ("get", [r], owner_only),
         "run-cancel": ("post", [r], owner_post),
         "run-retry": ("post", [r], owner_post),

@@ -95,3 +95,30 @@ def test_the_set_is_shown_beside_the_optimal_tree_and_its_gosdt_run(alice_client
     assert "Run GOSDT with these settings" not in page
     again = alice_client.post(f"/runs/{run.pk}/rashomon/optimal/")  # an existing run is opened, not queued again
     assert again.url == gosdt.get_absolute_url() and Run.objects.filter(algorithm="gosdt").count() == 1
+
+
+def test_favourites_are_kept_for_the_owner_and_shown_read_only_on_share_links(alice_client, alice, charlie):
+    from django.test import Client
+    from django.urls import reverse
+
+    from corelsweb.runs.models import RashomonFavourite
+    from corelsweb.shares.services import create_link
+
+    run, result = make_rashomon_run(alice)
+    first, second = result.extras["top"][0]["text"], result.extras["top"][1]["text"]
+    url = f"/runs/{run.pk}/rashomon/favourite/"
+    assert alice_client.post(url, {"tree": second}).status_code == 302
+    assert set(RashomonFavourite.objects.filter(run=run).values_list("tree", flat=True)) == {second}
+    page = alice_client.get(run.get_absolute_url()).content.decode()  # kept across a reload
+    assert page.count("★ favourite") == 1 and page.count("☆ keep") == len(result.extras["top"]) - 1
+    alice_client.post(url, {"tree": first})
+    alice_client.post(url, {"tree": second})  # a second click drops it
+    assert set(RashomonFavourite.objects.filter(run=run).values_list("tree", flat=True)) == {first}
+    alice_client.post(url, {"tree": "x1?(0|1) not listed"})
+    assert RashomonFavourite.objects.filter(run=run).count() == 1
+    stranger = Client()
+    stranger.force_login(charlie)
+    assert stranger.post(url, {"tree": second}).status_code == 404
+    assert RashomonFavourite.objects.filter(run=run).count() == 1
+    shared = Client().get(reverse("share-view", args=[create_link(run).token])).content.decode()
+    assert "★ favourite" in shared and "☆ keep" not in shared and url not in shared
