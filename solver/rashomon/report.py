@@ -153,7 +153,12 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
                 return None
 
         out["top"] = part("The best trees", lambda: _top(s, problem, keys)) or []
-        listed = part("Listing the set", lambda: [t for _, t in s.trees()]) if 0 < total <= RELIANCE_EXACT else None
+        listed = None
+        if 0 < total <= RELIANCE_EXACT:
+            try:
+                listed = [t for _, t in s.trees()]
+            except OutOfTime:
+                pass  # the parts below say what they could not compute
         if listed is not None:  # a small set: read from its list (the same numbers as the graph's, sooner)
             used = {}
             for t in listed:
