@@ -3,7 +3,8 @@
 Everything here is computed on the graph (``solver.rashomon.sets``): the count, the histogram of
 objectives, the share of trees using each feature, the votes of the set on rows. Only the model
 reliance range needs trees one by one: it is exact over the whole set when the set holds at most
-``RELIANCE_EXACT`` trees, and over a uniform sample otherwise (the report says which).
+``RELIANCE_EXACT`` trees, and over a uniform sample otherwise (the report says which). A set of at most
+``LIST_LIMIT`` trees gives its importance and votes from its list (the same numbers, sooner).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from solver.rashomon.sets import Filter, OutOfTime, TreeSet, shape, tree_text
 TOP_TREES = 20
 RELIANCE_EXACT = 2000
 RELIANCE_SAMPLE = 500
+LIST_LIMIT = 20_000  # a set this small gives its importance and votes from its list, sooner than from the graph
 GRAPH_LIMIT = 2_000_000  # vertices: larger graphs are not stored with the result (the web's filters are then off)
 VOTE_WORK_LIMIT = 5_000_000  # distinct rows × vertices for the training votes
 
@@ -75,24 +77,28 @@ def reliance(s, trees, X, y, cost, scale, deadline=None):
 
     Reliance of a tree on feature j (Fisher, Rudin, Dominici 2019, the difference form): its loss when
     every row's x_j is replaced by another row's x_j, averaged over all pairs of distinct rows, minus
-    its loss. For 0/1 features that average is exact without drawing permutations.
+    its loss. For 0/1 features that average is exact without drawing permutations. Rows with the same
+    (x, y, cost) contribute the same terms, so the sums run over those groups times their sizes.
     """
     n = len(y)
     out = {}
     if n < 2:
         return out
     ones = X.sum(axis=0)
+    keys = np.column_stack([X.astype(np.int64), np.asarray(y, dtype=np.int64), np.asarray(cost, dtype=np.int64)])
+    groups, size = np.unique(keys, axis=0, return_counts=True)
+    Xg, yg, weight = groups[:, :-2].astype(np.uint8), groups[:, -2], groups[:, -1] * size
     for t in trees:
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime
-        base = float((cost * (tree_predict(s, t, X) != y)).sum()) / scale
+        base = float((weight * (tree_predict(s, t, Xg) != yg)).sum()) / scale
         for j in sorted(_features(t)):
             losses = []
             for v in (0, 1):
-                Xv = X.copy()
+                Xv = Xg.copy()
                 Xv[:, j] = v
-                losses.append(cost * (tree_predict(s, t, Xv) != y))
-            others1 = ones[j] - X[:, j]  # rows k ≠ i with x_kj = 1
+                losses.append(weight * (tree_predict(s, t, Xv) != yg))
+            others1 = ones[j] - Xg[:, j]  # rows k ≠ i with x_kj = 1
             others0 = (n - 1) - others1
             switched = float((others0 * losses[0] + others1 * losses[1]).sum()) / ((n - 1) * scale)
             lo, hi = out.get(j, (np.inf, -np.inf))
@@ -154,9 +160,9 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
 
         out["top"] = part("The best trees", lambda: _top(s, problem, keys)) or []
         listed = None
-        if 0 < total <= RELIANCE_EXACT:
+        if 0 < total <= LIST_LIMIT:
             try:
-                listed = [t for _, t in s.trees()]
+                listed = _listing(s, deadline)
             except OutOfTime:
                 pass  # the parts below say what they could not compute
         if listed is not None:  # a small set: read from its list (the same numbers as the graph's, sooner)
@@ -199,14 +205,24 @@ def _top(s, problem, keys):
     return top
 
 
+def _listing(s, deadline):
+    out = []
+    for _, t in s.trees():
+        if len(out) % 256 == 0 and deadline is not None and time.perf_counter() > deadline:
+            raise OutOfTime
+        out.append(t)
+    return out
+
+
 def listed_votes(s, trees, X, deadline=None):
     """Return, for every row of ``X``, the number of ``trees`` predicting 1 on it (the set's votes when listed)."""
-    out = np.zeros(len(X), dtype=np.int64)
+    unique, inverse = np.unique(np.asarray(X, dtype=np.uint8), axis=0, return_inverse=True)
+    out = np.zeros(len(unique), dtype=np.int64)
     for t in trees:
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime
-        out += tree_predict(s, t, X)
-    return [int(n) for n in out]
+        out += tree_predict(s, t, unique)
+    return [int(out[i]) for i in np.ravel(inverse)]
 
 
 def _reliance(s, rows, X, y, names, deadline, listed=None):

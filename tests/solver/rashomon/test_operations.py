@@ -173,3 +173,37 @@ def test_the_packed_graph_round_trips_and_the_estimator_keeps_a_graph_too_large_
     assert est.count_ == est.set_.count() == s.count()
     per_tree = np.array([report.tree_predict(s, t, np.array(X, dtype=np.uint8)) for _, t in s.trees()])
     assert np.allclose(est.ambiguity(np.array(X, dtype=float))[0], per_tree.mean(axis=0))
+
+
+def test_model_reliance_is_the_average_over_every_pair_of_rows():
+    from solver.rashomon.objective import make_rows
+    from solver.rashomon.report import reliance, row_costs, tree_predict
+    from solver.rashomon.sets import features_of
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(14, 3)).astype(np.uint8)
+    X = np.vstack([X, X[:4]])  # repeated rows: the grouped sums must count them
+    y = (X[:, 0] ^ X[:, 1]).astype(np.int64)
+    y[:3] = 1 - y[:3]
+    result, s = solve(X.tolist(), y.tolist(), regularization=0.02, epsilon=1.0)
+    rows = make_rows(problem(X, y), result.params)
+    cost = row_costs(rows, len(y))
+    trees = [t for _, t in s.trees()]
+    got = reliance(s, trees, X, y, cost, rows.keys.scale)
+    n = len(y)
+    want = {}
+    for t in trees:
+        base = (cost * (tree_predict(s, t, X) != y)).sum()
+        for j in features_of(t):
+            total = 0
+            for i in range(n):
+                for k in range(n):
+                    if k != i:
+                        row = X[i].copy()
+                        row[j] = X[k, j]
+                        total += cost[i] * (tree_predict(s, t, row[None, :])[0] != y[i])
+            value = (total / (n - 1) - base) / rows.keys.scale
+            lo, hi = want.get(j, (np.inf, -np.inf))
+            want[j] = (min(lo, value), max(hi, value))
+    assert got.keys() == want.keys()
+    assert all(np.allclose(got[j], want[j]) for j in want)
