@@ -40,3 +40,22 @@ def test_a_set_far_too_large_returns_its_proved_part_at_the_time_limit():
         s = load(extras["graph"])
         assert s.count() == extras["count"]
         assert all(float(s.objective(k)) <= extras["proved_bound"] + 1e-12 for k, _ in s.trees(limit=200))
+
+
+def test_a_cancel_during_the_set_returns_its_proved_part():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(50, 14))
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(50) < 0.15)
+    api.warm("rashomon")
+    started = time.perf_counter()
+
+    def on_progress(point):
+        return time.perf_counter() - started < 1.5  # cancel once 1.5 s have passed
+
+    result = api.solve(problem(X, y), "rashomon", {"regularization": 0.01, "epsilon": 2.0}, on_progress=on_progress)
+    assert result.status == "cancelled"
+    assert time.perf_counter() - started < 1.5 + GENEROUS_SECONDS
+    extras = result.extras
+    if extras["proved_bound"] is not None:
+        assert extras["open"] == [extras["proved_bound"], extras["theta"]]
+        assert sum(cell["count"] for cell in extras["histogram"]) == extras["count"] >= 1
