@@ -89,6 +89,9 @@ class Result:
     extras: dict = field(default_factory=dict)
     test_vectors: list = field(default_factory=list)
     holdout: dict = field(default_factory=dict)
+    # In-process objects of the search that are not saved with the result (the Rashomon set's graph, for
+    # ``RashomonSet``); empty for a result read from a file.
+    live: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def optimal(self):
@@ -220,14 +223,37 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     if on_incumbent is not None:
         report = _IncumbentReporter(on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search,
                                                                                 "running", {}, {}))
+    started = time.perf_counter()
     outcome = driver.run(search, limits, report)
+    if hasattr(search, "stop"):
+        search.stop(_post_deadline(limits, outcome.status, started))
     stats = dict(
         solve_seconds=outcome.solve_seconds,
         compile_seconds=compile_seconds,
         peak_memory_bytes=outcome.peak_memory_bytes,
         steps=outcome.steps,
     )
-    return _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+    result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+    if hasattr(search, "live"):
+        result.live = search.live()
+    return result
+
+
+POST_SEARCH_SECONDS = 0.5  # what a stopped search may spend on its model and report past its time limit
+
+
+def _post_deadline(limits, status, started):
+    """Return the ``time.perf_counter()`` by which a search's post-search work must end (None: no limit).
+
+    Under a time limit that is the limit plus ``POST_SEARCH_SECONDS``; a cancelled run gets
+    ``POST_SEARCH_SECONDS`` from now, so both stay within the anytime contract (limit + ~1 s).
+    """
+    now = time.perf_counter()
+    if status == "cancelled":
+        return now + POST_SEARCH_SECONDS
+    if limits.time_limit is None:
+        return None
+    return max(started + limits.time_limit, now) + POST_SEARCH_SECONDS
 
 
 def _result(spec, config, problem, limits, search, status, trace, run_stats):

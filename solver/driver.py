@@ -30,6 +30,11 @@ A search object provides
 ``extras() -> dict`` (optional)
     JSON-able output beyond the model (a Pareto front, ...), stored in
     ``Result.extras``.
+``stop(deadline)`` (optional)
+    Called by ``solver.api.solve`` once this loop has returned, before it reads
+    the model and ``extras()``: work done after the search (the Rashomon
+    set's report) must end by ``deadline`` (a ``time.perf_counter()`` value,
+    None without a time limit) and say what it left out.
 """
 
 from __future__ import annotations

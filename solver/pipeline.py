@@ -15,6 +15,7 @@ each one plain sentence.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from solver import api, export, metrics, registry
@@ -114,8 +115,10 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
             from solver.rashomon.report import test_votes
 
             try:
+                limit = (limits or api.Limits()).time_limit
+                deadline = None if limit is None else time.perf_counter() + api.POST_SEARCH_SECONDS
                 result.extras["test_votes"] = test_votes(result.extras, prepared.problem, prepared.test,
-                                                         prepared.roles)
+                                                         prepared.roles, deadline, result.live.get("set"))
             except (DataError, KeyError) as e:
                 result.extras["test_votes"] = {"error": str(e).strip("'\"")}
     return result

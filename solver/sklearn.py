@@ -571,9 +571,12 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
 
         super().fit(X, y, sample_weight=sample_weight)
         extras = self.result_.extras
-        if extras.get("graph") is None:
-            raise ValueError("The Rashomon set's graph is too large to keep; lower epsilon or add a depth limit.")
-        self.set_ = load(extras["graph"])
+        self.set_ = self.result_.live.get("set")  # the search's own graph, kept in memory whatever its size
+        if self.set_ is None and extras.get("graph"):
+            self.set_ = load(extras["graph"])
+        if self.set_ is None:
+            raise ValueError("No part of the Rashomon set was proved within the limits (GOSDT's optimum first); "
+                             "raise time_limit.")
         self.count_ = extras["count"]
         return self
 

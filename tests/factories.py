@@ -19,14 +19,14 @@ def make_run(owner, dataset=None, status=Run.Status.QUEUED, algorithm="cart", pa
                               limits={"time_limit": 30}, roles=dict(dataset.roles), status=status, **fields)
 
 
-def make_finished_run(owner, dataset=None):
-    """Return a run with a real CART result, solved in this process."""
+def make_finished_run(owner, dataset=None, algorithm="cart", params=None):
+    """Return a run with a real result (CART unless told), solved in this process."""
     from corelsweb.datasets.services import load_problem
     from corelsweb.runs.lifecycle import finish_with_result
     from solver import solve
 
-    run = make_run(owner, dataset, status=Run.Status.RUNNING)
-    result = solve(load_problem(run.dataset), "cart", run.params)
+    run = make_run(owner, dataset, status=Run.Status.RUNNING, algorithm=algorithm, params=params)
+    result = solve(load_problem(run.dataset), algorithm, run.params)
     finish_with_result(run.pk, result)
     run.refresh_from_db()
     return run

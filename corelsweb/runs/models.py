@@ -114,3 +114,18 @@ class RegularizationPath(models.Model):
 
     def get_absolute_url(self):
         return reverse("path-detail", args=[self.pk])
+
+
+class RashomonFavourite(models.Model):
+    """A tree of a Rashomon run's list that its owner keeps (the tree's ``xj?(A|B)`` text names it within the set)."""
+
+    run = models.ForeignKey(Run, models.CASCADE, related_name="rashomon_favourites")
+    tree = models.TextField()
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created"]
+        constraints = [models.UniqueConstraint(fields=["run", "tree"], name="one_favourite_per_tree")]
+
+    def __str__(self):
+        return f"{self.tree} in run {self.run_id}"

@@ -119,3 +119,49 @@ def quota_problem(owner, new_runs=1):
         return (f"You have {active} runs queued or running and may have at most {limit}; wait for some to finish "
                 "or cancel them.")
     return None
+
+
+# The run settings that make two runs see the same training rows and the same binary features.
+SAME_DATA = ("roles", "binarization", "evaluation")
+
+
+def optimal_run_for(run):
+    """Return the newest GOSDT run of ``run``'s owner on the same data with the settings of a Rashomon run, or None.
+
+    Same dataset, roles, binarization and evaluation, and GOSDT's objective, λ, depth and ω equal to
+    the Rashomon run's (``solver.rashomon.search.gosdt_config``): its optimum is the set's centre.
+    """
+    from solver.rashomon.search import gosdt_config
+
+    wanted = gosdt_config(run.params)
+    keys = ("objective", "regularization", "max_depth", "cost_weight")
+    candidates = Run.objects.filter(owner=run.owner, dataset=run.dataset, algorithm="gosdt").exclude(
+        status__in=(Run.Status.FAILED, Run.Status.CANCELLED)).order_by("-created")
+    for other in candidates:
+        if all(getattr(other, k) == getattr(run, k) for k in SAME_DATA) and \
+                all(other.params.get(k) == wanted[k] for k in keys):
+            return other
+    return None
+
+
+def optimal_run_settings(run):
+    """Return (params, limits, evaluation) of the GOSDT run that proves the centre of a Rashomon run's set."""
+    from solver.rashomon.search import gosdt_config
+
+    return gosdt_config(run.params), dict(run.limits), dict(run.evaluation or {})
+
+
+def rashomon_favourites(run):
+    """Return the texts of the trees of a Rashomon run its owner keeps as favourites."""
+    return set(run.rashomon_favourites.values_list("tree", flat=True))
+
+
+def toggle_rashomon_favourite(run, tree):
+    """Keep ``tree`` (its ``xj?(A|B)`` text) as a favourite of ``run``, or drop it if kept; return whether kept now."""
+    from corelsweb.runs.models import RashomonFavourite
+
+    deleted, _ = RashomonFavourite.objects.filter(run=run, tree=tree).delete()
+    if deleted:
+        return False
+    RashomonFavourite.objects.get_or_create(run=run, tree=tree)
+    return True

@@ -103,6 +103,7 @@ def result_context(v):
         "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
         "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
         "rashomon": rashomon_context(result),
+        "rashomon_favourites": set(),
     }
 
 
@@ -112,7 +113,48 @@ def detail(request, pk):
     ctx = result_context(run_view(run))
     ctx.update(run=run, share_links=run.share_links.all(), wait_note=run_wait_note(run) if run.is_active else "",
                live_trace=bound_trace_figure(run.trace) if run.is_active else None)
+    if run.algorithm == "rashomon":
+        ctx["optimal_run"] = services.optimal_run_for(run)
+        ctx["rashomon_favourites"] = services.rashomon_favourites(run)
     return render(request, "runs/detail.html", ctx)
+
+
+@login_required
+@require_POST
+def rashomon_favourite(request, pk):
+    """Keep a tree of a Rashomon run's list as a favourite, or drop it (a toggle; owner only)."""
+    run = services.get_run_for_user(request, pk)
+    if run.algorithm != "rashomon":
+        raise Http404
+    tree = request.POST.get("tree", "")
+    listed = {t["text"] for t in ((run.result or {}).get("extras") or {}).get("top", [])}
+    if tree not in listed:
+        messages.error(request, "That tree is not in this run's list of trees.")
+    elif services.toggle_rashomon_favourite(run, tree):
+        messages.success(request, "Kept the tree as a favourite.")
+    else:
+        messages.success(request, "The tree is no longer a favourite.")
+    return redirect(f"{run.get_absolute_url()}#rashomon-trees")
+
+
+@login_required
+@require_POST
+def rashomon_optimal_run(request, pk):
+    """Queue a GOSDT run with a Rashomon run's data and settings (the optimum at the set's centre), or open one."""
+    run = services.get_run_for_user(request, pk)
+    if run.algorithm != "rashomon":
+        raise Http404
+    existing = services.optimal_run_for(run)
+    if existing is not None:
+        return redirect(existing)
+    if services.quota_problem(request.user):
+        messages.error(request, services.quota_problem(request.user))
+        return redirect(run)
+    params, limits, evaluation = services.optimal_run_settings(run)
+    new = services.create_run(request.user, run.dataset, "gosdt", params, limits, evaluation,
+                              f"The optimum of Rashomon run #{run.pk}'s settings.")
+    messages.success(request, "Queued GOSDT with the Rashomon run's settings.")
+    return redirect(new)
 
 
 def progress_payload(run, since, template_ctx):
@@ -368,10 +410,18 @@ def rashomon_context(result):
     if not result or result.get("algorithm") != "rashomon":
         return None
     extras = result.get("extras") or {}
+    centre = extras.get("gosdt_optimum")
+    if centre:
+        centre = {**centre, "figure": tree_figure(centre["tree"])}
     top = [{**t, "figure": tree_figure(t["tree"]), "element_id": f"rashomon-tree-{t['rank']}"}
            for t in extras.get("top", [])]
+    filterable = bool(extras.get("graph"))
+    note = None
+    if not filterable and extras.get("count"):
+        note = extras.get("graph_note") or next((w for w in extras.get("skipped", []) if "graph" in w),
+                                                "This result does not hold the set's graph, so filters are off.")
     return {"extras": extras, "top": top, "features": sorted(extras.get("importance", []), key=lambda r: r["name"]),
-            "filterable": bool(extras.get("graph"))}
+            "filterable": filterable, "filter_note": note, "centre": centre}
 
 
 @login_required
@@ -385,7 +435,7 @@ def rashomon_count(request, pk):
         flt = rashomon_filter(request.GET, extras)
     except ValueError as e:
         return JsonResponse({"error": str(e)}, status=400)
-    count = load_rashomon(extras["graph"]).count(flt)
+    count = load_rashomon(extras["graph"], (run.pk, run.version)).count(flt)
     total = extras["count"]
     return JsonResponse({"count": str(count), "count_text": f"{count:,}", "total_text": f"{total:,}",
                          "share": count / total if total else 0.0})
@@ -427,7 +477,18 @@ def rashomon_filter(query, extras):
                   leaves=(number("leaves_min", int), number("leaves_max", int)), mistakes=mistakes)
 
 
-def load_rashomon(graph):
+_RASHOMON_SETS = {}  # (run id, version) -> TreeSet: a large graph is decoded once per process, its counts cached
+RASHOMON_SETS_KEPT = 4
+
+
+def load_rashomon(graph, key=None):
     from solver.rashomon.report import load
 
-    return load(graph)
+    if key is None:
+        return load(graph)
+    s = _RASHOMON_SETS.get(key)
+    if s is None:
+        while len(_RASHOMON_SETS) >= RASHOMON_SETS_KEPT:
+            _RASHOMON_SETS.pop(next(iter(_RASHOMON_SETS)))
+        s = _RASHOMON_SETS[key] = load(graph)
+    return s

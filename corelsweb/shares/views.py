@@ -3,6 +3,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from corelsweb.runs import services as run_services
 from corelsweb.runs.services import get_run_for_user
 from corelsweb.runs.views import result_context
 from corelsweb.shares import services
@@ -33,4 +34,6 @@ def view(request, token):
     link = services.get_shared_link(token)
     ctx = result_context(link.snapshot)
     ctx.update(shared=True, shared_on=link.created)
+    if link.snapshot.get("algorithm") == "rashomon":  # the owner's favourites as they are now, read-only
+        ctx["rashomon_favourites"] = run_services.rashomon_favourites(link.run)
     return render(request, "runs/detail.html", ctx)

@@ -8,6 +8,7 @@ finishes a complete Rashomon set for its own bound, so a time limit returns the 
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -19,6 +20,10 @@ from solver.rashomon.graph import Builder, UNLIMITED
 from solver.rashomon.objective import exact, make_rows
 from solver.rashomon.params import SOUND_BOUNDS
 from solver.rashomon.sets import TreeSet
+
+
+# How long a snapshot of the set taken during the search (``solve``'s ``on_incumbent``) may spend on its report.
+SNAPSHOT_SECONDS = 0.5
 
 
 def make_search(problem, config):
@@ -81,6 +86,11 @@ class RashomonSearch:
         self.optimum = self.theta = None  # exact keys
         self.lower_bound, self.upper_bound = -np.inf, np.inf
         self._set = self._summary = None
+        self._counts = VertexCounts(problem)
+        # Set by ``solve`` when the search has stopped: the ``time.perf_counter()`` by which the report must be
+        # done (None: no limit). Until then a report is a snapshot and gets ``SNAPSHOT_SECONDS``.
+        self.post_deadline = None
+        self.stopped = False
 
     @property
     def nodes(self):
@@ -132,8 +142,8 @@ class RashomonSearch:
         g = self.builder.graph
         if self.proved is not None and (self._set is None or len(self._set.counts) != len(g)):
             root, bound = self.proved
-            self._set = TreeSet(self.rows.keys, g.leaf_m, g.label, g.budget, g.options, vertex_counts(self.problem, g),
-                                root, bound, self.builder.trivial)
+            self._set = TreeSet(self.rows.keys, g.leaf_m, g.label, g.budget, g.options, self._counts.of(g),
+                                root, bound, self.builder.trivial, cells=g.cells)
         return self._set
 
     def progress(self):
@@ -150,19 +160,65 @@ class RashomonSearch:
                 "expansions": self.builder.expansions}
 
     def extras(self):
-        s = self.tree_set()
-        if self._summary is None:
-            self._summary = report.summarize(s, self.problem, self.rows, self.config, self.optimum, self.theta)
-        return self._summary
+        """Return ``Result.extras``; parts that do not fit before the deadline are left out and named (``skipped``)."""
+        if self._summary is not None:
+            return self._summary
+        deadline = self.post_deadline if self.stopped else time.perf_counter() + SNAPSHOT_SECONDS
+        summary = report.summarize(self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta,
+                                   deadline=deadline)
+        summary["gosdt_optimum"] = self.gosdt_optimum()
+        if not summary.get("skipped"):
+            self._summary = summary  # complete: the same until another stage is proved
+        return summary
+
+    def gosdt_optimum(self):
+        """Return the tree GOSDT found first with its objective, and whether it is proved optimal (the set's centre)."""
+        model = self.gosdt.best_model()
+        if model is None or not np.isfinite(self.gosdt.upper_bound):
+            return None
+        return {"objective": float(self.gosdt.upper_bound), "lower_bound": float(self.gosdt.lower_bound),
+                "proved": self.phase != "optimum", "tree": model.to_dict()}
+
+    def live(self):
+        """Return the in-process objects of the run (``Result.live``): the set, whatever the size of its graph."""
+        return {"set": self.tree_set()}
+
+    def stop(self, deadline):
+        """Called by ``solve`` once the search is over: the report must be done by ``deadline`` (None: no limit)."""
+        self.stopped, self.post_deadline = True, deadline
 
 
-def vertex_counts(problem, graph):
-    """Return the training (weighted) class counts of every vertex's rows."""
-    y = np.asarray(problem.y)
-    weights = problem.weights
-    out = []
-    for support in graph.support:
-        bits = np.frombuffer(support.to_bytes((len(y) + 7) // 8 or 1, "little"), dtype=np.uint8)
-        member = np.unpackbits(bits, bitorder="little")[:len(y)].astype(bool)
-        out.append((float(weights[member & (y == 0)].sum()), float(weights[member & (y == 1)].sum())))
-    return out
+class VertexCounts:
+    """The training (weighted) class counts of every vertex's rows, computed once per vertex.
+
+    Rows are grouped by (class, weight); a vertex's count is the sum over groups of the weight times
+    the number of its rows in the group (a popcount of two Python-int bitsets).
+    """
+
+    def __init__(self, problem):
+        from solver.rashomon.objective import bits_of
+
+        y = np.asarray(problem.y)
+        weights = np.asarray(problem.weights, dtype=np.float64)
+        self.groups = []
+        for c in (0, 1):
+            for w in np.unique(weights[y == c]):
+                self.groups.append((c, float(w), bits_of((y == c) & (weights == w))))
+        self.y, self.weights = y, weights
+        self.out = []
+
+    def of(self, graph):
+        if len(self.groups) > 64:  # many distinct weights: one numpy pass per vertex instead
+            n = len(self.y)
+            for support in graph.support[len(self.out):]:
+                bits = np.frombuffer(support.to_bytes((n + 7) // 8 or 1, "little"), dtype=np.uint8)
+                member = np.unpackbits(bits, bitorder="little")[:n].astype(bool)
+                self.out.append((float(self.weights[member & (self.y == 0)].sum()),
+                                 float(self.weights[member & (self.y == 1)].sum())))
+            return self.out
+        for support in graph.support[len(self.out):]:
+            w = [0.0, 0.0]
+            for c, weight, rows in self.groups:
+                w[c] += weight * (support & rows).bit_count()
+            self.out.append((w[0], w[1]))
+        return self.out

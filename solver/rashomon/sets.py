@@ -13,10 +13,16 @@ solver right after the search and on the web from a stored result.
 
 from __future__ import annotations
 
+import base64
+import io
 import random
+import time
+import zlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
+
+import numpy as np
 
 from solver.rashomon.graph import combine
 from solver.rashomon.objective import Keys
@@ -48,6 +54,12 @@ def _within(x, bounds):
 
 NO_FILTER = Filter()
 
+TICK = 256  # vertices computed between two looks at the clock
+
+
+class OutOfTime(Exception):
+    """A computation on the set passed its ``TreeSet.deadline``; nothing it cached is wrong, it is only unfinished."""
+
 
 class TreeSet:
     """The Rashomon set stored as its graph; every statistic is computed on the graph.
@@ -62,13 +74,26 @@ class TreeSet:
         The root vertex, or -1 for an empty set.
     theta : int
         The key bound of the set (every tree has key ≤ theta).
+    cells : list, optional
+        Every vertex's unfiltered cells as the search built them (``Graph.cells``), so counting the
+        whole set, ranking and sampling read them instead of recomputing them.
+    deadline : float or None
+        A ``time.perf_counter()`` value: a dynamic program still running then raises ``OutOfTime``.
     """
 
-    def __init__(self, keys, leaf_m, label, budget, options, counts, root, theta, trivial=True):
+    def __init__(self, keys, leaf_m, label, budget, options, counts, root, theta, trivial=True, cells=None):
         self.keys = keys
         self.leaf_m, self.label, self.budget, self.options, self.counts = leaf_m, label, budget, options, counts
         self.root, self.theta, self.trivial = root, theta, trivial
         self._hists = {}
+        self._built = cells
+        self.deadline = None
+        self._ticks = 0
+
+    def _tick(self):
+        self._ticks += 1
+        if self.deadline is not None and self._ticks % TICK == 0 and time.perf_counter() > self.deadline:
+            raise OutOfTime
 
     # -- the histogram DP -------------------------------------------------------------------------
 
@@ -79,6 +104,11 @@ class TreeSet:
         hit = cache.get(state)
         if hit is not None:
             return hit
+        if self._built is not None and depth is None and not flt.exclude:
+            cells = self._built[v]  # the search's own cells: the same dynamic program, already done
+            cache[state] = hit = (cells, {(m, h): n for _, m, h, n in cells})
+            return hit
+        self._tick()
         out = {}
         if self.keys.key(self.leaf_m[v], 1) <= self.budget[v]:
             out[(self.leaf_m[v], 1)] = 1
@@ -242,6 +272,7 @@ class TreeSet:
         hit = memo.get(state)
         if hit is not None:
             return hit
+        self._tick()
         out = {}
         if self.label[v] == 1 and self.keys.key(self.leaf_m[v], 1) <= self.budget[v]:
             out[(self.leaf_m[v], 1)] = 1
@@ -270,8 +301,40 @@ class TreeSet:
                 "budget": self.budget, "options": [[list(o) for o in opts] for opts in self.options],
                 "counts": [list(c) for c in self.counts]}
 
+    def to_packed(self):
+        """Return the graph as a compact JSON-able dict: its arrays as one zlib-compressed, base64 ``.npz``.
+
+        Falls back to ``to_dict`` when an integer does not fit 64 bits (exact weights with a huge
+        common denominator). ``from_dict`` reads both.
+        """
+        n = len(self.leaf_m)
+        if max(self.budget, default=0) >= 2**62 or max(self.leaf_m, default=0) >= 2**62:
+            return self.to_dict()
+        start = np.zeros(n + 1, dtype=np.int64)
+        flat = []
+        for v, opts in enumerate(self.options):
+            if v % 8192 == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
+                raise OutOfTime
+            start[v + 1] = start[v] + len(opts)
+            flat.extend(opts)
+        opts = np.asarray(flat, dtype=np.int32).reshape(-1, 3)
+        buffer = io.BytesIO()
+        np.savez(buffer, leaf_m=np.asarray(self.leaf_m, dtype=np.int64), label=np.asarray(self.label, dtype=np.int8),
+                 budget=np.asarray(self.budget, dtype=np.int64), start=start, options=opts,
+                 counts=np.asarray(self.counts, dtype=np.float64).reshape(n, 2))
+        return {"format": "npz-zlib-base64", "q": self.keys.q, "lam": self.keys.lam, "scale": self.keys.scale,
+                "root": self.root, "theta": self.theta, "trivial": self.trivial, "vertices": n,
+                "data": base64.b64encode(zlib.compress(buffer.getvalue(), 6)).decode("ascii")}
+
     @classmethod
     def from_dict(cls, d):
+        if d.get("format") == "npz-zlib-base64":
+            a = np.load(io.BytesIO(zlib.decompress(base64.b64decode(d["data"]))))
+            start, flat = a["start"].tolist(), [tuple(o) for o in a["options"].tolist()]
+            options = [flat[start[v]:start[v + 1]] for v in range(len(start) - 1)]
+            return cls(Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])), a["leaf_m"].tolist(),
+                       a["label"].tolist(), a["budget"].tolist(), options, [tuple(c) for c in a["counts"].tolist()],
+                       int(d["root"]), int(d["theta"]), bool(d.get("trivial", True)))
         return cls(Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])), list(d["leaf_m"]), list(d["label"]),
                    list(d["budget"]), [[tuple(o) for o in opts] for opts in d["options"]],
                    [tuple(c) for c in d["counts"]], int(d["root"]), int(d["theta"]), bool(d.get("trivial", True)))

@@ -32,6 +32,7 @@ def world(db, alice, charlie):
     dataset = make_dataset(alice)
     run = make_finished_run(alice, dataset)
     other = make_finished_run(alice, dataset)
+    rashomon = make_finished_run(alice, dataset, "rashomon", {"max_depth": 2, "epsilon": 0.2})
     path = RegularizationPath.objects.create(owner=alice, dataset=dataset, algorithm="cart", lambdas=[0.01], folds=2)
     cell = make_run(alice, dataset, status=Run.Status.FAILED, path=path,
                     evaluation={"kfold": 2, "fold": 0, "seed": 0}, params={"regularization": 0.01})
@@ -40,7 +41,7 @@ def world(db, alice, charlie):
     revoked.revoked = revoked.created
     revoked.save()
     return {"alice": alice, "charlie": charlie, "staff": staff, "dataset": dataset, "run": run, "path": path,
-            "cell": cell, "link": link, "revoked": revoked}
+            "cell": cell, "link": link, "revoked": revoked, "rashomon": rashomon}
 
 
 def matrix(w):
@@ -76,9 +77,10 @@ def matrix(w):
         "run-progress": ("get", [r], owner_only),
         "run-result-json": ("get", [r], owner_only),
         "run-export": ("get", [r, "python"], owner_only),
-        # The world's run is not a Rashomon run: its owner gets a plain 404 JSON, strangers the same 404
-        # (corelsweb/runs/tests/test_rashomon_pages.py checks an owner's 200 on a real set).
-        "run-rashomon-count": ("get", [r], {"anonymous": LOGIN, "owner": 404, "stranger": 404, "staff": 404}),
+        # A Rashomon run's owner-only endpoints (on another run: a plain 404, checked below).
+        "run-rashomon-count": ("get", [w["rashomon"].pk], owner_only),
+        "run-rashomon-optimal": ("post", [w["rashomon"].pk], owner_post),
+        "run-rashomon-favourite": ("post", [w["rashomon"].pk], owner_post),
         "run-predict": ("get", [r], owner_only),
         "run-cancel": ("post", [r], owner_post),
         "run-retry": ("post", [r], owner_post),
@@ -141,6 +143,13 @@ def test_share_links_open_one_run_read_only_and_revoked_links_do_not(world):
         r = anonymous.get(reverse(name, args=[world["run"].pk]), {"token": token})
         assert r.status_code == 302
     assert len(token) >= 43 and ShareLink.objects.filter(token=token).count() == 1  # ≥ 256 bits of entropy
+
+
+def test_rashomon_endpoints_are_404_on_a_run_that_is_not_rashomon(world):
+    owner = client_for("owner", world)
+    for name, (method, _, _) in matrix(world).items():
+        if name.startswith("run-rashomon-"):
+            assert getattr(owner, method)(reverse(name, args=[world["run"].pk])).status_code == 404, name
 
 
 @pytest.mark.parametrize("persona", ["owner", "staff"])

@@ -58,3 +58,67 @@ def test_filters_count_on_the_stored_graph(alice_client, alice, charlie):
     stranger = Client()
     stranger.force_login(charlie)
     assert stranger.get(url).status_code == 404
+
+
+def test_a_graph_too_large_to_store_turns_filters_off_and_says_why(alice_client, alice, monkeypatch):
+    from solver.rashomon import report
+
+    monkeypatch.setattr(report, "GRAPH_LIMIT", 1)
+    run, result = make_rashomon_run(alice)
+    assert result.extras["graph"] is None and result.extras["count"] > 1
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="rashomon-filter"' not in page
+    assert 'id="rashomon-filters-off"' in page and "filters are off" in page
+    assert alice_client.get(f"/runs/{run.pk}/rashomon/count.json").status_code == 404
+
+
+def test_the_set_is_shown_beside_the_optimal_tree_and_its_gosdt_run(alice_client, alice, eager_celery):
+    run, result = make_rashomon_run(alice)
+    centre = result.extras["gosdt_optimum"]
+    assert centre["proved"] and abs(centre["objective"] - result.extras["optimum"]) < 1e-9
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="rashomon-centre"' in page and 'data-figure="rashomon-centre-figure"' in page
+    assert f"{centre['objective']:.6f}" in page
+    assert "Run GOSDT with these settings" in page
+    response = alice_client.post(f"/runs/{run.pk}/rashomon/optimal/")
+    gosdt = Run.objects.get(owner=alice, algorithm="gosdt")
+    assert response.status_code == 302 and response.url == gosdt.get_absolute_url()
+    assert (gosdt.dataset, gosdt.roles, gosdt.binarization, gosdt.evaluation) == \
+        (run.dataset, run.roles, run.binarization, run.evaluation)
+    assert gosdt.params["regularization"] == run.params["regularization"]
+    assert gosdt.params["max_depth"] == run.params["max_depth"]
+    gosdt.refresh_from_db()
+    if gosdt.status == Run.Status.OPTIMAL:  # run eagerly here: its proved optimum is the set's centre
+        assert abs(gosdt.result["objective"] - centre["objective"]) < 1e-9
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="rashomon-optimal-run"' in page and gosdt.get_absolute_url() in page
+    assert "Run GOSDT with these settings" not in page
+    again = alice_client.post(f"/runs/{run.pk}/rashomon/optimal/")  # an existing run is opened, not queued again
+    assert again.url == gosdt.get_absolute_url() and Run.objects.filter(algorithm="gosdt").count() == 1
+
+
+def test_favourites_are_kept_for_the_owner_and_shown_read_only_on_share_links(alice_client, alice, charlie):
+    from django.test import Client
+    from django.urls import reverse
+
+    from corelsweb.runs.models import RashomonFavourite
+    from corelsweb.shares.services import create_link
+
+    run, result = make_rashomon_run(alice)
+    first, second = result.extras["top"][0]["text"], result.extras["top"][1]["text"]
+    url = f"/runs/{run.pk}/rashomon/favourite/"
+    assert alice_client.post(url, {"tree": second}).status_code == 302
+    assert set(RashomonFavourite.objects.filter(run=run).values_list("tree", flat=True)) == {second}
+    page = alice_client.get(run.get_absolute_url()).content.decode()  # kept across a reload
+    assert page.count("★ favourite") == 1 and page.count("☆ keep") == len(result.extras["top"]) - 1
+    alice_client.post(url, {"tree": first})
+    alice_client.post(url, {"tree": second})  # a second click drops it
+    assert set(RashomonFavourite.objects.filter(run=run).values_list("tree", flat=True)) == {first}
+    alice_client.post(url, {"tree": "x1?(0|1) not listed"})
+    assert RashomonFavourite.objects.filter(run=run).count() == 1
+    stranger = Client()
+    stranger.force_login(charlie)
+    assert stranger.post(url, {"tree": second}).status_code == 404
+    assert RashomonFavourite.objects.filter(run=run).count() == 1
+    shared = Client().get(reverse("share-view", args=[create_link(run).token])).content.decode()
+    assert "★ favourite" in shared and "☆ keep" not in shared and url not in shared

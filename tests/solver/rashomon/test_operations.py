@@ -152,3 +152,58 @@ def test_a_time_limit_returns_a_complete_smaller_set():
         assert s.count() == extras["count"]
         assert all(float(s.objective(k)) <= extras["proved_bound"] + 1e-12 for k, _ in s.trees(limit=1000))
         assert extras["open"] == [extras["proved_bound"], extras["theta"]]
+
+
+def test_the_packed_graph_round_trips_and_the_estimator_keeps_a_graph_too_large_to_store(monkeypatch):
+    from solver.rashomon import report
+    from solver.rashomon.sets import TreeSet
+    from solver.sklearn import RashomonSet
+
+    X = [[a, b, c, d] for a in (0, 1) for b in (0, 1) for c in (0, 1) for d in (0, 1)]
+    y = [a ^ b if c else a & d for a, b, c, d in X]
+    result, s = solve(X, y, regularization=0.02, epsilon=1.0)
+    assert result.extras["graph"]["format"] == "npz-zlib-base64"
+    plain = TreeSet.from_dict(s.to_dict())
+    assert (s.leaf_m, s.label, s.budget, s.options, s.counts) == (plain.leaf_m, plain.label, plain.budget,
+                                                                  plain.options, plain.counts)
+    assert [t for _, t in s.trees()] == [t for _, t in plain.trees()]
+    monkeypatch.setattr(report, "GRAPH_LIMIT", 1)
+    est = RashomonSet(regularization=0.02, epsilon=1.0).fit(np.array(X, dtype=float), np.array(y))
+    assert est.result_.extras["graph"] is None and "filters are off" in est.result_.extras["graph_note"]
+    assert est.count_ == est.set_.count() == s.count()
+    per_tree = np.array([report.tree_predict(s, t, np.array(X, dtype=np.uint8)) for _, t in s.trees()])
+    assert np.allclose(est.ambiguity(np.array(X, dtype=float))[0], per_tree.mean(axis=0))
+
+
+def test_model_reliance_is_the_average_over_every_pair_of_rows():
+    from solver.rashomon.objective import make_rows
+    from solver.rashomon.report import reliance, row_costs, tree_predict
+    from solver.rashomon.sets import features_of
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(14, 3)).astype(np.uint8)
+    X = np.vstack([X, X[:4]])  # repeated rows: the grouped sums must count them
+    y = (X[:, 0] ^ X[:, 1]).astype(np.int64)
+    y[:3] = 1 - y[:3]
+    result, s = solve(X.tolist(), y.tolist(), regularization=0.02, epsilon=1.0)
+    rows = make_rows(problem(X, y), result.params)
+    cost = row_costs(rows, len(y))
+    trees = [t for _, t in s.trees()]
+    got = reliance(s, trees, X, y, cost, rows.keys.scale)
+    n = len(y)
+    want = {}
+    for t in trees:
+        base = (cost * (tree_predict(s, t, X) != y)).sum()
+        for j in features_of(t):
+            total = 0
+            for i in range(n):
+                for k in range(n):
+                    if k != i:
+                        row = X[i].copy()
+                        row[j] = X[k, j]
+                        total += cost[i] * (tree_predict(s, t, row[None, :])[0] != y[i])
+            value = (total / (n - 1) - base) / rows.keys.scale
+            lo, hi = want.get(j, (np.inf, -np.inf))
+            want[j] = (min(lo, value), max(hi, value))
+    assert got.keys() == want.keys()
+    assert all(np.allclose(got[j], want[j]) for j in want)

@@ -1,0 +1,61 @@
+"""The anytime contract of a Rashomon run: a time limit returns the proved part of the set, with its report bounded too."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from solver import api
+from solver.driver import Limits
+from solver.rashomon.report import load
+
+from .helpers import problem
+
+GENEROUS_SECONDS = 30  # not a timing assertion: only "does not run on for minutes past the limit"
+
+
+def test_a_set_far_too_large_returns_its_proved_part_at_the_time_limit():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(50, 14))
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(50) < 0.15)
+    started = time.perf_counter()
+    result = api.solve(problem(X, y), "rashomon", {"regularization": 0.01, "epsilon": 2.0},
+                       limits=Limits(time_limit=2))
+    elapsed = time.perf_counter() - started - result.stats["compile_seconds"]
+    extras = result.extras
+    assert result.status == "time_limit"
+    assert elapsed < 2 + GENEROUS_SECONDS
+    assert all(isinstance(words, str) and "not computed" in words for words in extras["skipped"])
+    if extras["proved_bound"] is None:  # a very slow machine: not even the optimum's trees were listed
+        assert extras["count"] == 0 and extras["note"]
+        return
+    # The proved part: every tree up to proved_bound, counted exactly; the rest of the set is open.
+    assert extras["count"] >= 1
+    assert extras["optimum"] <= extras["proved_bound"] < extras["theta"]
+    assert extras["open"] == [extras["proved_bound"], extras["theta"]]
+    assert result.lower_bound <= result.objective == extras["optimum"]
+    assert sum(cell["count"] for cell in extras["histogram"]) == extras["count"]
+    if extras.get("graph"):
+        s = load(extras["graph"])
+        assert s.count() == extras["count"]
+        assert all(float(s.objective(k)) <= extras["proved_bound"] + 1e-12 for k, _ in s.trees(limit=200))
+
+
+def test_a_cancel_during_the_set_returns_its_proved_part():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(50, 14))
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(50) < 0.15)
+    api.warm("rashomon")
+    started = time.perf_counter()
+
+    def on_progress(point):
+        return time.perf_counter() - started < 1.5  # cancel once 1.5 s have passed
+
+    result = api.solve(problem(X, y), "rashomon", {"regularization": 0.01, "epsilon": 2.0}, on_progress=on_progress)
+    assert result.status == "cancelled"
+    assert time.perf_counter() - started < 1.5 + GENEROUS_SECONDS
+    extras = result.extras
+    if extras["proved_bound"] is not None:
+        assert extras["open"] == [extras["proved_bound"], extras["theta"]]
+        assert sum(cell["count"] for cell in extras["histogram"]) == extras["count"] >= 1
