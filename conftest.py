@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 
+
 def _find_shared():
     # ../shared beside the project; a clone elsewhere (CI in a temporary directory) finds the
     # workspace copy, or CORELSWEB_SHARED_DIR.
-    candidates = [os.environ.get("CORELSWEB_SHARED_DIR"), Path(__file__).resolve().parent.parent / "shared",
-                  "/work/shared"]
+    candidates = [
+        os.environ.get("CORELSWEB_SHARED_DIR"),
+        Path(__file__).resolve().parent.parent / "shared",
+        "/work/shared",
+    ]
     for candidate in candidates:
         if candidate and (Path(candidate) / "datasets").is_dir():
             return Path(candidate)

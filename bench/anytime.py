@@ -29,40 +29,116 @@ DATA = "/work/shared/datasets"
 
 # name, algorithm, file, roles, binarization, params
 CASES = [
-    ("corels", "corels", "compas-corels-rules.csv", {"label": "recidivate-within-two-years"}, "exact",
-     {"regularization": 0.00001, "antecedents": "given"}),
-    ("corels (eeg, mined)", "corels", "eeg.csv", {"label": "label"}, "quantile:32",
-     {"regularization": 0.00001}),
-    ("osdt", "osdt", "compas-corels-rules.csv", {"label": "recidivate-within-two-years"}, "exact",
-     {"regularization": 0.00001}),
+    (
+        "corels",
+        "corels",
+        "compas-corels-rules.csv",
+        {"label": "recidivate-within-two-years"},
+        "exact",
+        {"regularization": 0.00001, "antecedents": "given"},
+    ),
+    ("corels (eeg, mined)", "corels", "eeg.csv", {"label": "label"}, "quantile:32", {"regularization": 0.00001}),
+    (
+        "osdt",
+        "osdt",
+        "compas-corels-rules.csv",
+        {"label": "recidivate-within-two-years"},
+        "exact",
+        {"regularization": 0.00001},
+    ),
     ("osdt (eeg)", "osdt", "eeg.csv", {"label": "label"}, "quantile:16", {"regularization": 0.00001}),
-    ("gosdt dpb (binary)", "gosdt", "eeg.csv", {"label": "label"}, "quantile:64",
-     {"regularization": 0.00001, "threshold_search": "binary"}),
-    ("gosdt dpb (ordered)", "gosdt", "eeg.csv", {"label": "label"}, "exact",
-     {"regularization": 0.00001, "max_depth": 6, "threshold_search": "ordered"}),
-    ("gosdt rank (f1)", "gosdt", "eeg.csv", {"label": "label"}, "quantile:16",
-     {"objective": "f1", "regularization": 0.00001}),
-    ("gosdt rank (auc)", "gosdt", "compas-corels-rules.csv", {"label": "recidivate-within-two-years"}, "exact",
-     {"objective": "auc", "regularization": 0.00001}),
-    ("streed binary", "streed", "eeg.csv", {"label": "label"}, "quantile:32",
-     {"max_depth": 6, "threshold_search": "binary"}),
-    ("streed binary (bank exact d3)", "streed", "bank.csv", {"label": "label"}, "exact",
-     {"max_depth": 3, "threshold_search": "binary"}),
-    ("streed ordered", "streed", "eeg.csv", {"label": "label"}, "exact",
-     {"max_depth": 5, "threshold_search": "ordered"}),
-    ("streed ordered (segment d4)", "streed", "segment.csv", {"label": "label"}, "exact",
-     {"max_depth": 4, "threshold_search": "ordered"}),
-    ("osst", "osst", "whas500-surv.csv", {"time": "time", "event": "event"}, "exact",
-     {"regularization": 0.00001, "max_depth": 8}),
+    (
+        "gosdt dpb (binary)",
+        "gosdt",
+        "eeg.csv",
+        {"label": "label"},
+        "quantile:64",
+        {"regularization": 0.00001, "threshold_search": "binary"},
+    ),
+    (
+        "gosdt dpb (ordered)",
+        "gosdt",
+        "eeg.csv",
+        {"label": "label"},
+        "exact",
+        {"regularization": 0.00001, "max_depth": 6, "threshold_search": "ordered"},
+    ),
+    (
+        "gosdt rank (f1)",
+        "gosdt",
+        "eeg.csv",
+        {"label": "label"},
+        "quantile:16",
+        {"objective": "f1", "regularization": 0.00001},
+    ),
+    (
+        "gosdt rank (auc)",
+        "gosdt",
+        "compas-corels-rules.csv",
+        {"label": "recidivate-within-two-years"},
+        "exact",
+        {"objective": "auc", "regularization": 0.00001},
+    ),
+    (
+        "streed binary",
+        "streed",
+        "eeg.csv",
+        {"label": "label"},
+        "quantile:32",
+        {"max_depth": 6, "threshold_search": "binary"},
+    ),
+    (
+        "streed binary (bank exact d3)",
+        "streed",
+        "bank.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 3, "threshold_search": "binary"},
+    ),
+    (
+        "streed ordered",
+        "streed",
+        "eeg.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 5, "threshold_search": "ordered"},
+    ),
+    (
+        "streed ordered (segment d4)",
+        "streed",
+        "segment.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 4, "threshold_search": "ordered"},
+    ),
+    (
+        "osst",
+        "osst",
+        "whas500-surv.csv",
+        {"time": "time", "event": "event"},
+        "exact",
+        {"regularization": 0.00001, "max_depth": 8},
+    ),
     ("cart", "cart", "eeg.csv", {"label": "label"}, "exact", {}),
     ("cart (unlimited depth)", "cart", "eeg.csv", {"label": "label"}, "exact", {"max_depth": None}),
     ("osdt (eeg, exact)", "osdt", "eeg.csv", {"label": "label"}, "exact", {"regularization": 0.00001}),
-    ("gosdt dpb (binary, exact)", "gosdt", "eeg.csv", {"label": "label"}, "exact",
-     {"regularization": 0.00001, "threshold_search": "binary"}),
-    ("gosdt rank (f1, exact)", "gosdt", "eeg.csv", {"label": "label"}, "exact",
-     {"objective": "f1", "regularization": 0.00001}),
+    (
+        "gosdt dpb (binary, exact)",
+        "gosdt",
+        "eeg.csv",
+        {"label": "label"},
+        "exact",
+        {"regularization": 0.00001, "threshold_search": "binary"},
+    ),
+    (
+        "gosdt rank (f1, exact)",
+        "gosdt",
+        "eeg.csv",
+        {"label": "label"},
+        "exact",
+        {"objective": "f1", "regularization": 0.00001},
+    ),
     ("corels (eeg, exact, mined)", "corels", "eeg.csv", {"label": "label"}, "exact", {"regularization": 0.00001}),
-
 ]
 
 
@@ -109,12 +185,25 @@ def measure(case, time_limit, cancel_after):
         t0 = time.perf_counter()
         result = solve(problem, algorithm, params, Limits(time_limit=time_limit))
         wall = time.perf_counter() - t0
-    row = {"case": name, "algorithm": algorithm, "file": file, "binarization": binarization,
-           "params": json.dumps(params), "features": int(problem.n_features), "rows": int(problem.n_samples),
-           "binarize_seconds": binarize_seconds, "time_limit": time_limit, "status": result.status,
-           "wall_seconds": wall, "overshoot": wall - time_limit, "solve_seconds": result.stats["solve_seconds"],
-           "setup_seconds": setup.seconds, "after_seconds": wall - setup.seconds - result.stats["solve_seconds"],
-           "lower_bound": result.lower_bound, "objective": result.objective}
+    row = {
+        "case": name,
+        "algorithm": algorithm,
+        "file": file,
+        "binarization": binarization,
+        "params": json.dumps(params),
+        "features": int(problem.n_features),
+        "rows": int(problem.n_samples),
+        "binarize_seconds": binarize_seconds,
+        "time_limit": time_limit,
+        "status": result.status,
+        "wall_seconds": wall,
+        "overshoot": wall - time_limit,
+        "solve_seconds": result.stats["solve_seconds"],
+        "setup_seconds": setup.seconds,
+        "after_seconds": wall - setup.seconds - result.stats["solve_seconds"],
+        "lower_bound": result.lower_bound,
+        "objective": result.objective,
+    }
     flag = threading.Event()
     timer = threading.Timer(cancel_after, flag.set)
     t0 = time.perf_counter()
@@ -149,11 +238,20 @@ def main(argv=None):
     print(markdown_table(rows, COLUMNS))
 
 
-COLUMNS = [("case", "case", "{}"), ("file", "file", "{}"), ("binarization", "binarization", "{}"),
-           ("features", "features", "{}"), ("params", "params", "{}"), ("binarize_seconds", "binarize s", "{:.2f}"),
-           ("status", "status", "{}"), ("wall_seconds", "wall s (T=2)", "{:.2f}"),
-           ("overshoot", "overshoot s", "{:.2f}"),
-           ("setup_seconds", "set-up s", "{:.2f}"), ("after_seconds", "after loop s", "{:.2f}"), ("cancel_latency", "cancel latency s", "{:.2f}")]
+COLUMNS = [
+    ("case", "case", "{}"),
+    ("file", "file", "{}"),
+    ("binarization", "binarization", "{}"),
+    ("features", "features", "{}"),
+    ("params", "params", "{}"),
+    ("binarize_seconds", "binarize s", "{:.2f}"),
+    ("status", "status", "{}"),
+    ("wall_seconds", "wall s (T=2)", "{:.2f}"),
+    ("overshoot", "overshoot s", "{:.2f}"),
+    ("setup_seconds", "set-up s", "{:.2f}"),
+    ("after_seconds", "after loop s", "{:.2f}"),
+    ("cancel_latency", "cancel latency s", "{:.2f}"),
+]
 
 
 if __name__ == "__main__":

@@ -29,18 +29,48 @@ RULES = "compas-corels-rules.csv"
 
 # Table 4 of the paper (ProPublica, λ = 0.005): minutes, ×10^6 evaluations, insertions, max logical queue.
 PAPER_TABLE_4 = {
-    "full": {"paper_minutes": 0.98, "paper_evaluations_m": 26, "paper_insertions_m": 0.29, "paper_queue_m": 0.24,
-             "paper_length": 5},
-    "bfs": {"paper_minutes": 1.03, "paper_evaluations_m": 27, "paper_insertions_m": 0.33, "paper_queue_m": 0.20,
-            "paper_length": 5},
-    "no support bounds": {"paper_minutes": 1.5, "paper_evaluations_m": 42, "paper_insertions_m": 0.40,
-                          "paper_queue_m": 0.33, "paper_length": 5},
-    "no lookahead": {"paper_minutes": 12.3, "paper_evaluations_m": 320, "paper_insertions_m": 3.6,
-                     "paper_queue_m": 3.0, "paper_length": 6},
-    "no permutation map": {"paper_minutes": 9.1, "paper_evaluations_m": 250, "paper_insertions_m": 2.5,
-                           "paper_queue_m": 2.4, "paper_length": 5},
-    "no equivalent points": {"paper_minutes": 130, "paper_evaluations_m": 940, "paper_insertions_m": 510,
-                             "paper_queue_m": 500, "paper_length": 11},
+    "full": {
+        "paper_minutes": 0.98,
+        "paper_evaluations_m": 26,
+        "paper_insertions_m": 0.29,
+        "paper_queue_m": 0.24,
+        "paper_length": 5,
+    },
+    "bfs": {
+        "paper_minutes": 1.03,
+        "paper_evaluations_m": 27,
+        "paper_insertions_m": 0.33,
+        "paper_queue_m": 0.20,
+        "paper_length": 5,
+    },
+    "no support bounds": {
+        "paper_minutes": 1.5,
+        "paper_evaluations_m": 42,
+        "paper_insertions_m": 0.40,
+        "paper_queue_m": 0.33,
+        "paper_length": 5,
+    },
+    "no lookahead": {
+        "paper_minutes": 12.3,
+        "paper_evaluations_m": 320,
+        "paper_insertions_m": 3.6,
+        "paper_queue_m": 3.0,
+        "paper_length": 6,
+    },
+    "no permutation map": {
+        "paper_minutes": 9.1,
+        "paper_evaluations_m": 250,
+        "paper_insertions_m": 2.5,
+        "paper_queue_m": 2.4,
+        "paper_length": 5,
+    },
+    "no equivalent points": {
+        "paper_minutes": 130,
+        "paper_evaluations_m": 940,
+        "paper_insertions_m": 510,
+        "paper_queue_m": 500,
+        "paper_length": 11,
+    },
 }
 ABLATIONS = {
     "bfs": {"policy": "bfs"},
@@ -76,18 +106,32 @@ def job(name, regularization, antecedents="given", binarize="none", drop=None, p
     import_seconds = time.perf_counter() - t0 - compile_seconds
     problem = load(name, binarize, drop)
     cpu0 = time.process_time()
-    result = solve(problem, "corels", {"regularization": regularization, "antecedents": antecedents,
-                                       **(params or {})}, Limits(time_limit=time_limit))
+    result = solve(
+        problem,
+        "corels",
+        {"regularization": regularization, "antecedents": antecedents, **(params or {})},
+        Limits(time_limit=time_limit),
+    )
     s = result.stats
     return {
-        "status": result.status, "objective": result.objective, "lower_bound": result.lower_bound,
-        "rules": result.model.rule_texts(), "solve_seconds": s["solve_seconds"],
-        "cpu_seconds": time.process_time() - cpu0, "compile_seconds": compile_seconds,
-        "import_seconds": import_seconds, "antecedents": s["antecedents"], "rows": problem.n_samples,
-        "classes": s["classes"], "evaluations": s["evaluations"],
-        "lower_bound_evaluations": s["lower_bound_evaluations"], "queue_insertions": s["queue_insertions"],
-        "max_queue_size": s["max_queue_size"], "max_evaluated_prefix_length": s["max_evaluated_prefix_length"],
-        "time_to_optimum_seconds": s["time_to_optimum_seconds"], "search_peak_bytes": s["peak_memory_bytes"],
+        "status": result.status,
+        "objective": result.objective,
+        "lower_bound": result.lower_bound,
+        "rules": result.model.rule_texts(),
+        "solve_seconds": s["solve_seconds"],
+        "cpu_seconds": time.process_time() - cpu0,
+        "compile_seconds": compile_seconds,
+        "import_seconds": import_seconds,
+        "antecedents": s["antecedents"],
+        "rows": problem.n_samples,
+        "classes": s["classes"],
+        "evaluations": s["evaluations"],
+        "lower_bound_evaluations": s["lower_bound_evaluations"],
+        "queue_insertions": s["queue_insertions"],
+        "max_queue_size": s["max_queue_size"],
+        "max_evaluated_prefix_length": s["max_evaluated_prefix_length"],
+        "time_to_optimum_seconds": s["time_to_optimum_seconds"],
+        "search_peak_bytes": s["peak_memory_bytes"],
     }
 
 
@@ -103,27 +147,58 @@ def configurations(ablations):
     ]
     if ablations:
         for label, params in ABLATIONS.items():
-            rows.append((f"COMPAS Set A, λ=0.005, {label}", PAPER_TABLE_4[label],
-                         {**set_a, "regularization": 0.005, "params": params}))
-    for name in ("monk1.csv", "monk2.csv", "monk3.csv", "car-evaluation.csv", "tic-tac-toe.csv",
-                 "compas-corels-binary.csv", "hypothyroid.csv"):
+            rows.append(
+                (
+                    f"COMPAS Set A, λ=0.005, {label}",
+                    PAPER_TABLE_4[label],
+                    {**set_a, "regularization": 0.005, "params": params},
+                )
+            )
+    for name in (
+        "monk1.csv",
+        "monk2.csv",
+        "monk3.csv",
+        "car-evaluation.csv",
+        "tic-tac-toe.csv",
+        "compas-corels-binary.csv",
+        "hypothyroid.csv",
+    ):
         rows.append((f"{name}, given columns, λ=0.01", {}, {"name": name, "regularization": 0.01}))
-    for name, binarize in (("compas-osdt-binary.csv", "none"), ("compas-corels-binary.csv", "none"),
-                           ("hypothyroid.csv", "none"), ("monk1.csv", "none"), ("monk3.csv", "none"),
-                           ("compas-gosdt.csv", "quantile:4")):
-        rows.append((f"{name}, mined ({binarize}), λ=0.01", {},
-                     {"name": name, "regularization": 0.01, "antecedents": "mined", "binarize": binarize}))
+    for name, binarize in (
+        ("compas-osdt-binary.csv", "none"),
+        ("compas-corels-binary.csv", "none"),
+        ("hypothyroid.csv", "none"),
+        ("monk1.csv", "none"),
+        ("monk3.csv", "none"),
+        ("compas-gosdt.csv", "quantile:4"),
+    ):
+        rows.append(
+            (
+                f"{name}, mined ({binarize}), λ=0.01",
+                {},
+                {"name": name, "regularization": 0.01, "antecedents": "mined", "binarize": binarize},
+            )
+        )
     return rows
 
 
 COLUMNS = [
-    ("label", "configuration", None), ("status", "status", None), ("objective", "objective", "{:.5f}"),
-    ("antecedents", "M", None), ("solve_seconds", "wall s", "{:.2f}"), ("cpu_seconds", "CPU s", "{:.2f}"),
-    ("compile_seconds", "compile s", "{:.2f}"), ("lower_bound_evaluations", "LB evaluations", "{:,}"),
-    ("queue_insertions", "insertions", "{:,}"), ("max_queue_size", "max queue", "{:,}"),
-    ("max_evaluated_prefix_length", "max len", None), ("peak_mb", "peak MB", "{:.0f}"),
-    ("paper_minutes", "paper min", None), ("paper_evaluations_m", "paper LB evals (M)", None),
-    ("paper_insertions_m", "paper insertions (M)", None), ("paper_queue_m", "paper max queue (M)", None),
+    ("label", "configuration", None),
+    ("status", "status", None),
+    ("objective", "objective", "{:.5f}"),
+    ("antecedents", "M", None),
+    ("solve_seconds", "wall s", "{:.2f}"),
+    ("cpu_seconds", "CPU s", "{:.2f}"),
+    ("compile_seconds", "compile s", "{:.2f}"),
+    ("lower_bound_evaluations", "LB evaluations", "{:,}"),
+    ("queue_insertions", "insertions", "{:,}"),
+    ("max_queue_size", "max queue", "{:,}"),
+    ("max_evaluated_prefix_length", "max len", None),
+    ("peak_mb", "peak MB", "{:.0f}"),
+    ("paper_minutes", "paper min", None),
+    ("paper_evaluations_m", "paper LB evals (M)", None),
+    ("paper_insertions_m", "paper insertions (M)", None),
+    ("paper_queue_m", "paper max queue (M)", None),
     ("ratio", "wall / paper", "{:.3f}"),
 ]
 
@@ -143,8 +218,12 @@ def main(argv=None):
         if paper and out.get("solve_seconds"):
             out["ratio"] = out["solve_seconds"] / (60 * paper["paper_minutes"])
         rows.append(out)
-        print(f"{label}: {out.get('status') or out.get('error')} {out.get('solve_seconds', 0):.2f}s "
-              f"(load {load_before:.1f})", file=sys.stderr, flush=True)
+        print(
+            f"{label}: {out.get('status') or out.get('error')} {out.get('solve_seconds', 0):.2f}s "
+            f"(load {load_before:.1f})",
+            file=sys.stderr,
+            flush=True,
+        )
     path = write_results("corels", rows)
     print(markdown_table(rows, COLUMNS))
     print(f"\nraw results: {path}; load average at start of each run is in the JSON.")

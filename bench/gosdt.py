@@ -48,13 +48,25 @@ def run_ours(name, lam, depth, time_limit, objective="accuracy", params=None):
 
     problem = load(name)
     compile_seconds = warm("gosdt")
-    result = solve(problem, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth,
-                                      **(params or {})}, Limits(time_limit=time_limit))
+    result = solve(
+        problem,
+        "gosdt",
+        {"objective": objective, "regularization": lam, "max_depth": depth, **(params or {})},
+        Limits(time_limit=time_limit),
+    )
     s = result.stats
-    return {"status": result.status, "objective": result.objective, "lower_bound": result.lower_bound,
-            "leaves": result.model.n_leaves, "solve_seconds": s["solve_seconds"], "compile_seconds": compile_seconds,
-            "graph_size": s["subproblems"], "expansions": s["expansions"], "features": problem.n_features,
-            "points": s["equivalent_points"]}
+    return {
+        "status": result.status,
+        "objective": result.objective,
+        "lower_bound": result.lower_bound,
+        "leaves": result.model.n_leaves,
+        "solve_seconds": s["solve_seconds"],
+        "compile_seconds": compile_seconds,
+        "graph_size": s["subproblems"],
+        "expansions": s["expansions"],
+        "features": problem.n_features,
+        "points": s["equivalent_points"],
+    }
 
 
 def reference_fit(name, lam, depth, time_limit, balance=False):
@@ -64,16 +76,22 @@ def reference_fit(name, lam, depth, time_limit, balance=False):
 
     problem = load(name)
     X = pd.DataFrame(problem.X, columns=[f"x{j}" for j in range(problem.n_features)])
-    clf = GOSDTClassifier(regularization=lam, allow_small_reg=True, depth_budget=depth, balance=balance,
-                          time_limit=int(time_limit))
+    clf = GOSDTClassifier(
+        regularization=lam, allow_small_reg=True, depth_budget=depth, balance=balance, time_limit=int(time_limit)
+    )
     t0 = time.perf_counter()
     clf.fit(X, problem.y)
     seconds = time.perf_counter() - t0
     model = json.loads(clf.result_.model) if clf.result_.model else None
     leaves = sum(1 for _ in _leaves(model[0])) if model else None
-    return {"solve_seconds": seconds, "objective": float(clf.result_.upperbound),
-            "lower_bound": float(clf.result_.lowerbound), "status": str(clf.result_.status), "leaves": leaves,
-            "graph_size": int(clf.result_.graph_size)}
+    return {
+        "solve_seconds": seconds,
+        "objective": float(clf.result_.upperbound),
+        "lower_bound": float(clf.result_.lowerbound),
+        "status": str(clf.result_.status),
+        "leaves": leaves,
+        "graph_size": int(clf.result_.graph_size),
+    }
 
 
 def _leaves(node):
@@ -121,19 +139,33 @@ def main():
     rows = []
     for name, lam, depth in cases:
         limit = max(args.time_limit, CERTIFY_SECONDS) if (name, lam, depth) in CERTIFY else args.time_limit
-        ours = run_isolated("bench.gosdt:run_ours", timeout=limit + 300, name=name, lam=lam, depth=depth,
-                            time_limit=limit)
-        ref = run_isolated("bench.gosdt:reference_fit", timeout=limit + 300, name=name, lam=lam, depth=depth,
-                           time_limit=limit)
-        row = {"dataset": name, "lambda": lam, "depth": depth, "features": ours.get("features"),
-               "points": ours.get("points"), "status": ours.get("status", ours.get("error")),
-               "objective": ours.get("objective"), "lower": ours.get("lower_bound"), "leaves": ours.get("leaves"),
-               "seconds": ours.get("solve_seconds"),
-               "compile": ours.get("compile_seconds"), "graph": ours.get("graph_size"),
-               "mb": (ours.get("peak_rss_bytes") or 0) / 2**20, "gosdt_seconds": ref.get("solve_seconds"),
-               "gosdt_objective": ref.get("objective"), "gosdt_lower": ref.get("lower_bound"),
-               "gosdt_graph": ref.get("graph_size"), "gosdt_status": ref.get("status", ref.get("error")),
-               "gosdt_mb": (ref.get("peak_rss_bytes") or 0) / 2**20}
+        ours = run_isolated(
+            "bench.gosdt:run_ours", timeout=limit + 300, name=name, lam=lam, depth=depth, time_limit=limit
+        )
+        ref = run_isolated(
+            "bench.gosdt:reference_fit", timeout=limit + 300, name=name, lam=lam, depth=depth, time_limit=limit
+        )
+        row = {
+            "dataset": name,
+            "lambda": lam,
+            "depth": depth,
+            "features": ours.get("features"),
+            "points": ours.get("points"),
+            "status": ours.get("status", ours.get("error")),
+            "objective": ours.get("objective"),
+            "lower": ours.get("lower_bound"),
+            "leaves": ours.get("leaves"),
+            "seconds": ours.get("solve_seconds"),
+            "compile": ours.get("compile_seconds"),
+            "graph": ours.get("graph_size"),
+            "mb": (ours.get("peak_rss_bytes") or 0) / 2**20,
+            "gosdt_seconds": ref.get("solve_seconds"),
+            "gosdt_objective": ref.get("objective"),
+            "gosdt_lower": ref.get("lower_bound"),
+            "gosdt_graph": ref.get("graph_size"),
+            "gosdt_status": ref.get("status", ref.get("error")),
+            "gosdt_mb": (ref.get("peak_rss_bytes") or 0) / 2**20,
+        }
         rows.append(row)
         print(row, flush=True)
     if args.datasets:  # keep the other rows of the saved run
@@ -150,15 +182,31 @@ def report(rows):
     for row in rows:
         row["ratio"] = ratio_text(row)
         row["agree"] = agree_text(row)
-    print(markdown_table(rows, [("dataset", "dataset", None), ("lambda", "λ", "{:g}"), ("depth", "depth", None),
-                                ("features", "features", None), ("status", "status", None),
-                                ("objective", "R (ours)", "{:.6f}"), ("lower", "lower", "{:.6f}"),
-                                ("leaves", "leaves", None),
-                                ("seconds", "ours s", "{:.3f}"), ("compile", "compile s", "{:.1f}"),
-                                ("graph", "graph", "{:,}"), ("mb", "ours MB", "{:.0f}"),
-                                ("gosdt_seconds", "gosdt s", "{:.3f}"), ("gosdt_lower", "gosdt lower", "{:.6f}"),
-                                ("gosdt_graph", "gosdt graph", "{:,}"), ("gosdt_mb", "gosdt MB", "{:.0f}"),
-                                ("ratio", "ours/gosdt", None), ("agree", "same R*", None)]))
+    print(
+        markdown_table(
+            rows,
+            [
+                ("dataset", "dataset", None),
+                ("lambda", "λ", "{:g}"),
+                ("depth", "depth", None),
+                ("features", "features", None),
+                ("status", "status", None),
+                ("objective", "R (ours)", "{:.6f}"),
+                ("lower", "lower", "{:.6f}"),
+                ("leaves", "leaves", None),
+                ("seconds", "ours s", "{:.3f}"),
+                ("compile", "compile s", "{:.1f}"),
+                ("graph", "graph", "{:,}"),
+                ("mb", "ours MB", "{:.0f}"),
+                ("gosdt_seconds", "gosdt s", "{:.3f}"),
+                ("gosdt_lower", "gosdt lower", "{:.6f}"),
+                ("gosdt_graph", "gosdt graph", "{:,}"),
+                ("gosdt_mb", "gosdt MB", "{:.0f}"),
+                ("ratio", "ours/gosdt", None),
+                ("agree", "same R*", None),
+            ],
+        )
+    )
 
 
 if __name__ == "__main__":

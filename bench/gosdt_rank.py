@@ -51,11 +51,21 @@ def run_ours(name, objective, lam, depth, time_limit):
     params = {"objective": objective, "regularization": lam, "max_depth": depth, **OBJECTIVES[objective]}
     result = solve(problem, "gosdt", params, Limits(time_limit=time_limit))
     s = result.stats
-    return {"status": result.status, "objective": result.objective, "lower_bound": result.lower_bound,
-            "gap": result.objective - result.lower_bound, "leaves": result.model.n_leaves,
-            "solve_seconds": s["solve_seconds"], "compile_seconds": compile_seconds, "nodes": s["nodes"],
-            "seconds_to_best": s["seconds_to_optimum"], "features": problem.n_features,
-            "points": s["distinct_points"], "prunes": s["prunes"], "trace": _thin(result.trace)}
+    return {
+        "status": result.status,
+        "objective": result.objective,
+        "lower_bound": result.lower_bound,
+        "gap": result.objective - result.lower_bound,
+        "leaves": result.model.n_leaves,
+        "solve_seconds": s["solve_seconds"],
+        "compile_seconds": compile_seconds,
+        "nodes": s["nodes"],
+        "seconds_to_best": s["seconds_to_optimum"],
+        "features": problem.n_features,
+        "points": s["distinct_points"],
+        "prunes": s["prunes"],
+        "trace": _thin(result.trace),
+    }
 
 
 def gap_at(row, seconds):
@@ -96,23 +106,50 @@ def main(argv=None):
             for depth in DEPTHS:
                 for lam in LAMBDAS:
                     t0 = time.perf_counter()
-                    out = run_isolated("bench.gosdt_rank:run_ours", timeout=args.time_limit * 3 + 120, name=name,
-                                       objective=objective, lam=lam, depth=depth, time_limit=args.time_limit)
-                    row = {"dataset": name, "task": objective, "lambda": lam, "depth": depth,
-                           "time_limit": args.time_limit, "cpus": os.cpu_count(), **out}
+                    out = run_isolated(
+                        "bench.gosdt_rank:run_ours",
+                        timeout=args.time_limit * 3 + 120,
+                        name=name,
+                        objective=objective,
+                        lam=lam,
+                        depth=depth,
+                        time_limit=args.time_limit,
+                    )
+                    row = {
+                        "dataset": name,
+                        "task": objective,
+                        "lambda": lam,
+                        "depth": depth,
+                        "time_limit": args.time_limit,
+                        "cpus": os.cpu_count(),
+                        **out,
+                    }
                     rows.append(row)
                     write_results(args.out, rows)
-                    print(json.dumps({k: v for k, v in row.items() if k not in ("trace", "prunes")}),
-                          f"({time.perf_counter() - t0:.1f} s)", flush=True)
+                    print(
+                        json.dumps({k: v for k, v in row.items() if k not in ("trace", "prunes")}),
+                        f"({time.perf_counter() - t0:.1f} s)",
+                        flush=True,
+                    )
     print(table(rows))
 
 
-COLUMNS = [("dataset", "dataset", "{}"), ("task", "objective", "{}"), ("lambda", "λ", "{:g}"),
-           ("depth", "depth", "{}"), ("status", "status", "{}"), ("objective", "R (best)", "{:.6f}"),
-           ("lower_bound", "lower bound", "{:.6f}"), ("gap_1s", "gap at 1 s", "{:.2g}"),
-           ("gap_5s", "gap at 5 s", "{:.2g}"), ("gap", "final gap", "{:.2g}"), ("leaves", "leaves", "{}"),
-           ("solve_seconds", "search s", "{:.2f}"), ("seconds_to_best", "s to best", "{:.2f}"),
-           ("nodes", "trees evaluated", "{:,}")]
+COLUMNS = [
+    ("dataset", "dataset", "{}"),
+    ("task", "objective", "{}"),
+    ("lambda", "λ", "{:g}"),
+    ("depth", "depth", "{}"),
+    ("status", "status", "{}"),
+    ("objective", "R (best)", "{:.6f}"),
+    ("lower_bound", "lower bound", "{:.6f}"),
+    ("gap_1s", "gap at 1 s", "{:.2g}"),
+    ("gap_5s", "gap at 5 s", "{:.2g}"),
+    ("gap", "final gap", "{:.2g}"),
+    ("leaves", "leaves", "{}"),
+    ("solve_seconds", "search s", "{:.2f}"),
+    ("seconds_to_best", "s to best", "{:.2f}"),
+    ("nodes", "trees evaluated", "{:,}"),
+]
 
 
 if __name__ == "__main__":

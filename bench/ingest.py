@@ -89,9 +89,11 @@ def _csrf(page):
 
 
 def _upload_streamed(port, path, cookies, token):
-    head = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"csrfmiddlewaretoken\"\r\n\r\n{token}\r\n"
-            f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.csv\"\r\n"
-            "Content-Type: text/csv\r\n\r\n").encode()
+    head = (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="csrfmiddlewaretoken"\r\n\r\n{token}\r\n'
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\n'
+        "Content-Type: text/csv\r\n\r\n"
+    ).encode()
     tail = f"\r\n--{BOUNDARY}--\r\n".encode()
     length = len(head) + os.path.getsize(path) + len(tail)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
@@ -121,14 +123,36 @@ def upload_benchmark(path, port):
     import psutil
 
     var = tempfile.mkdtemp(prefix="corelsweb-bench-")
-    env = dict(os.environ, CORELSWEB_VAR_DIR=var, SECURE_COOKIES="0", DATABASE_URL="", REDIS_URL="",
-               CELERY_BROKER_URL="", STATICFILES_BACKEND="django.contrib.staticfiles.storage.StaticFilesStorage")
+    env = dict(
+        os.environ,
+        CORELSWEB_VAR_DIR=var,
+        SECURE_COOKIES="0",
+        DATABASE_URL="",
+        REDIS_URL="",
+        CELERY_BROKER_URL="",
+        STATICFILES_BACKEND="django.contrib.staticfiles.storage.StaticFilesStorage",
+    )
     env.pop("DATABASE_URL")
     for command in (["migrate", "--verbosity", "0"], ["bootstrap"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "corelsweb.wsgi", "--bind", f"127.0.0.1:{port}",
-                               "--workers", "1", "--timeout", "900"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "corelsweb.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--timeout",
+            "900",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         cookies = {}
         for _ in range(100):
@@ -138,8 +162,17 @@ def upload_benchmark(path, port):
             except OSError:
                 time.sleep(0.2)
         body = f"username=demo&password=demo-corelsweb&csrfmiddlewaretoken={_csrf(page)}"
-        _request(port, "POST", "/accounts/login/", body, {"Content-Type": "application/x-www-form-urlencoded",
-                                                         "Referer": f"http://127.0.0.1:{port}/accounts/login/"}, cookies)
+        _request(
+            port,
+            "POST",
+            "/accounts/login/",
+            body,
+            {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Referer": f"http://127.0.0.1:{port}/accounts/login/",
+            },
+            cookies,
+        )
         _, _, page = _request(port, "GET", "/datasets/upload/", cookies=cookies)
         worker = psutil.Process(server.pid).children()[0].pid
         before = _peak_rss(worker)
@@ -151,9 +184,15 @@ def upload_benchmark(path, port):
         _, _, page = _request(port, "GET", location or "/", cookies=cookies)
         page_seconds = time.perf_counter() - t0
         rows = re.search(r"([\d,]+) rows · (\d+) columns", page)
-        return {"status": status, "seconds": seconds, "peak_before_bytes": before["VmHWM"],
-                "peak_after_bytes": after["VmHWM"], "peak_after_page_bytes": _peak_rss(worker)["VmHWM"],
-                "page_seconds": page_seconds, "rows_shown": rows.group(0) if rows else None}
+        return {
+            "status": status,
+            "seconds": seconds,
+            "peak_before_bytes": before["VmHWM"],
+            "peak_after_bytes": after["VmHWM"],
+            "peak_after_page_bytes": _peak_rss(worker)["VmHWM"],
+            "page_seconds": page_seconds,
+            "rows_shown": rows.group(0) if rows else None,
+        }
     finally:
         server.terminate()
         server.wait(30)
@@ -173,18 +212,41 @@ def main():
         make_csv(small, args.rows // 10)
     load = os.getloadavg()[0]
     rows = [
-        {"job": "profile_file, a tenth of the rows", "file_bytes": os.path.getsize(small), "load": load,
-         **run_isolated("bench.ingest:profile_job", path=small)},
+        {
+            "job": "profile_file, a tenth of the rows",
+            "file_bytes": os.path.getsize(small),
+            "load": load,
+            **run_isolated("bench.ingest:profile_job", path=small),
+        },
         {"job": "upload (gunicorn worker)", "file_bytes": size, "load": load, **upload_benchmark(args.path, args.port)},
-        {"job": "profile_file", "file_bytes": size, "load": load, **run_isolated("bench.ingest:profile_job", path=args.path)},
-        {"job": "read_table", "file_bytes": size, "load": load, **run_isolated("bench.ingest:read_job", path=args.path)},
+        {
+            "job": "profile_file",
+            "file_bytes": size,
+            "load": load,
+            **run_isolated("bench.ingest:profile_job", path=args.path),
+        },
+        {
+            "job": "read_table",
+            "file_bytes": size,
+            "load": load,
+            **run_isolated("bench.ingest:read_job", path=args.path),
+        },
     ]
     for row in rows:
         row["peak_mb"] = (row.get("peak_after_bytes") or row.get("peak_rss_bytes") or 0) / 2**20
     write_results("ingest", rows)
-    print(markdown_table(rows, [("job", "job", "{}"), ("file_bytes", "file bytes", "{:,}"),
-                                ("seconds", "seconds", "{:.1f}"), ("peak_mb", "peak RSS (MB)", "{:.0f}"),
-                                ("load", "load", "{:.2f}")]))
+    print(
+        markdown_table(
+            rows,
+            [
+                ("job", "job", "{}"),
+                ("file_bytes", "file bytes", "{:,}"),
+                ("seconds", "seconds", "{:.1f}"),
+                ("peak_mb", "peak RSS (MB)", "{:.0f}"),
+                ("load", "load", "{:.2f}"),
+            ],
+        )
+    )
 
 
 if __name__ == "__main__":

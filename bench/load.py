@@ -27,7 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CSV = b"a,b,c,label\n" + b"".join(
-    f"{i % 2},{(i // 2) % 2},{(i * 7) % 11},{int((i % 3 == 0) ^ (i % 2 == 1))}\n".encode() for i in range(120))
+    f"{i % 2},{(i // 2) % 2},{(i * 7) % 11},{int((i % 3 == 0) ^ (i % 2 == 1))}\n".encode() for i in range(120)
+)
 FINAL = {"optimal", "heuristic", "time_limit", "node_limit", "memory_limit", "cancelled", "failed"}
 
 
@@ -75,8 +76,17 @@ class Client:
     def submit(self, dataset_pk, depth):
         path = f"/datasets/{dataset_pk}/runs/new/cart/"
         self.request(path)
-        url, _ = self.request(path, {"time_limit": 60, "memory_limit_mb": 512, "p_max_depth": depth,
-                                     "p_min_samples_leaf": 1, "p_criterion": "gini", "p_regularization": 0.0})
+        url, _ = self.request(
+            path,
+            {
+                "time_limit": 60,
+                "memory_limit_mb": 512,
+                "p_max_depth": depth,
+                "p_min_samples_leaf": 1,
+                "p_criterion": "gini",
+                "p_regularization": 0.0,
+            },
+        )
         match = re.search(r"/runs/(\d+)/$", url)
         if not match:
             raise RuntimeError(f"submitting a run did not lead to its page: {url}")
@@ -117,8 +127,9 @@ def run_load(base, accounts, runs_per_client, poll=0.5, time_budget=900):
     out, threads = [], []
     t0 = time.perf_counter()
     for username, password, dataset_pk in accounts:
-        t = threading.Thread(target=client_session,
-                             args=(base, username, password, dataset_pk, runs_per_client, poll, deadline, out))
+        t = threading.Thread(
+            target=client_session, args=(base, username, password, dataset_pk, runs_per_client, poll, deadline, out)
+        )
         t.start()
         threads.append(t)
     for t in threads:
@@ -129,14 +140,20 @@ def run_load(base, accounts, runs_per_client, poll=0.5, time_budget=900):
     by_kind = {kind: [t for k, t in timed if k == kind] for kind in sorted({k for k, _ in timed})}
     statuses = [s for o in out for s in o["statuses"]]
     return {
-        "clients": len(accounts), "runs_submitted": len(statuses), "wall_seconds": wall,
+        "clients": len(accounts),
+        "runs_submitted": len(statuses),
+        "wall_seconds": wall,
         "statuses": {s: sum(1 for _, x in statuses if x == s) for s in {x for _, x in statuses}},
         "run_pks": [pk for pk, _ in statuses],
         "requests": len(latencies),
-        "latency_p50": percentile(latencies, 0.5), "latency_p95": percentile(latencies, 0.95),
-        "latency_p99": percentile(latencies, 0.99), "latency_mean": statistics.fmean(latencies) if latencies else None,
-        "latency_by_page": {kind: {"requests": len(ts), "p50": percentile(ts, 0.5), "p95": percentile(ts, 0.95),
-                                   "max": max(ts)} for kind, ts in by_kind.items()},
+        "latency_p50": percentile(latencies, 0.5),
+        "latency_p95": percentile(latencies, 0.95),
+        "latency_p99": percentile(latencies, 0.99),
+        "latency_mean": statistics.fmean(latencies) if latencies else None,
+        "latency_by_page": {
+            kind: {"requests": len(ts), "p50": percentile(ts, 0.5), "p95": percentile(ts, 0.95), "max": max(ts)}
+            for kind, ts in by_kind.items()
+        },
         "errors": [e for o in out for e in o["errors"]],
     }
 
@@ -194,10 +211,17 @@ def main():
     args = parser.parse_args()
     if args.clients * args.runs_per_client > 2000:
         raise SystemExit("bounded: at most 2000 runs")
-    env = dict(os.environ, DATABASE_URL="postgres://postgres@127.0.0.1:5432/corelsweb_load",
-               REDIS_URL="redis://127.0.0.1:6379/9", CELERY_BROKER_URL="redis://127.0.0.1:6379/9",
-               CORELSWEB_VAR_DIR=str(ROOT / "var" / "load"), SECURE_COOKIES="0", CORELSWEB_MAX_ACTIVE_RUNS="10000",
-               CORELSWEB_UPLOADS_PER_HOUR="100000", DJANGO_SETTINGS_MODULE="corelsweb.settings")
+    env = dict(
+        os.environ,
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/corelsweb_load",
+        REDIS_URL="redis://127.0.0.1:6379/9",
+        CELERY_BROKER_URL="redis://127.0.0.1:6379/9",
+        CORELSWEB_VAR_DIR=str(ROOT / "var" / "load"),
+        SECURE_COOKIES="0",
+        CORELSWEB_MAX_ACTIVE_RUNS="10000",
+        CORELSWEB_UPLOADS_PER_HOUR="100000",
+        DJANGO_SETTINGS_MODULE="corelsweb.settings",
+    )
     os.environ.update(env)
     subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", "corelsweb_load"], capture_output=True)
     subprocess.run(["redis-cli", "-n", "9", "flushdb"], check=True, capture_output=True)
@@ -212,18 +236,56 @@ def main():
     Run.objects.all().delete()
     accounts = make_accounts(args.clients)
     logs = ROOT / "var" / "load"
-    procs = [subprocess.Popen([python, "-m", "gunicorn", "corelsweb.wsgi", "-b", f"127.0.0.1:{args.port}",
-                               "--workers", "4", "--threads", "8", "--log-level", "warning"],
-                              cwd=ROOT, env=env, stdout=(logs / "web.log").open("w"), stderr=subprocess.STDOUT)]
+    procs = [
+        subprocess.Popen(
+            [
+                python,
+                "-m",
+                "gunicorn",
+                "corelsweb.wsgi",
+                "-b",
+                f"127.0.0.1:{args.port}",
+                "--workers",
+                "4",
+                "--threads",
+                "8",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=(logs / "web.log").open("w"),
+            stderr=subprocess.STDOUT,
+        )
+    ]
     for k in range(args.workers):
-        procs.append(subprocess.Popen([python, "-m", "celery", "-A", "corelsweb", "worker", "-Q", "short,long",
-                                       "--concurrency=1", "-n", f"load{k}@%h", "--loglevel=WARNING"],
-                                      cwd=ROOT, env=dict(env, CORELSWEB_WARM_SOLVERS="0"),
-                                      stdout=(logs / f"worker{k}.log").open("w"), stderr=subprocess.STDOUT))
+        procs.append(
+            subprocess.Popen(
+                [
+                    python,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "corelsweb",
+                    "worker",
+                    "-Q",
+                    "short,long",
+                    "--concurrency=1",
+                    "-n",
+                    f"load{k}@%h",
+                    "--loglevel=WARNING",
+                ],
+                cwd=ROOT,
+                env=dict(env, CORELSWEB_WARM_SOLVERS="0"),
+                stdout=(logs / f"worker{k}.log").open("w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
     try:
         wait_ready(f"http://127.0.0.1:{args.port}/accounts/login/")
-        summary = run_load(f"http://127.0.0.1:{args.port}", accounts, args.runs_per_client,
-                           time_budget=args.time_budget)
+        summary = run_load(
+            f"http://127.0.0.1:{args.port}", accounts, args.runs_per_client, time_budget=args.time_budget
+        )
         summary["problems"] = check_exactly_once(summary.pop("run_pks"))
         summary["workers"] = args.workers
         summary["load_average"] = os.getloadavg()

@@ -70,10 +70,17 @@ def reference_fit(name, depth, time_limit, lam=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model, wall, cpu, first = _best_of(
-            lambda: ConTree(max_depth=depth, complexity_cost=lam or 0.0, time_limit=time_limit).fit(X, y))
+            lambda: ConTree(max_depth=depth, complexity_cost=lam or 0.0, time_limit=time_limit).fit(X, y)
+        )
     errors = int((model.predict(X) != y).sum())
-    out = {"errors": errors, "nodes": int(model.get_num_branching_nodes()), "fit_seconds": wall, "cpu_seconds": cpu,
-           "first_seconds": first, "timed_out": any("time limit" in str(w.message) for w in caught)}
+    out = {
+        "errors": errors,
+        "nodes": int(model.get_num_branching_nodes()),
+        "fit_seconds": wall,
+        "cpu_seconds": cpu,
+        "first_seconds": first,
+        "timed_out": any("time limit" in str(w.message) for w in caught),
+    }
     if lam is not None:
         out["objective"] = errors / len(y) + lam * (out["nodes"] + 1)
     return out
@@ -105,11 +112,19 @@ def ours_fit(name, depth, time_limit, lam=None):
     errors = int(round((1 - result.metrics["accuracy"]) * n))
     to_errors = (lambda v: v * n) if lam is None else (lambda v: v)
     trace = result.trace
-    out = {"errors": errors, "status": result.status, "search_seconds": search, "fit_seconds": wall,
-           "cpu_seconds": cpu, "first_seconds": first,
-           "compile_seconds": compile_seconds, "nodes": int(result.model.n_nodes - result.model.n_leaves),
-           "search": result.extras.get("search", "binary") if lam is None else result.stats.get("search", ""),
-           "thresholds": int(problem.n_features), "evaluations": result.stats.get("threshold_evaluations")}
+    out = {
+        "errors": errors,
+        "status": result.status,
+        "search_seconds": search,
+        "fit_seconds": wall,
+        "cpu_seconds": cpu,
+        "first_seconds": first,
+        "compile_seconds": compile_seconds,
+        "nodes": int(result.model.n_nodes - result.model.n_leaves),
+        "search": result.extras.get("search", "binary") if lam is None else result.stats.get("search", ""),
+        "thresholds": int(problem.n_features),
+        "evaluations": result.stats.get("threshold_evaluations"),
+    }
     if lam is not None:
         out["objective"] = float(result.objective)
     for at in (1.0, 10.0):
@@ -123,24 +138,59 @@ def ours_fit(name, depth, time_limit, lam=None):
 def run_case(name, depth, lam, time_limit):
     ref = ours = None
     for _ in range(ROUNDS):
-        ref = _faster(ref, run_isolated("bench.numeric:reference_fit", timeout=time_limit + 120, name=name,
-                                        depth=depth, time_limit=time_limit, lam=lam))
-        ours = _faster(ours, run_isolated("bench.numeric:ours_fit", timeout=time_limit + 300, name=name,
-                                          depth=depth, time_limit=time_limit, lam=lam))
-        if not (ref.get("fit_seconds") and ours.get("fit_seconds")) \
-                or max(ref["fit_seconds"], ours["fit_seconds"]) > QUICK_SECONDS:
+        ref = _faster(
+            ref,
+            run_isolated(
+                "bench.numeric:reference_fit",
+                timeout=time_limit + 120,
+                name=name,
+                depth=depth,
+                time_limit=time_limit,
+                lam=lam,
+            ),
+        )
+        ours = _faster(
+            ours,
+            run_isolated(
+                "bench.numeric:ours_fit",
+                timeout=time_limit + 300,
+                name=name,
+                depth=depth,
+                time_limit=time_limit,
+                lam=lam,
+            ),
+        )
+        if (
+            not (ref.get("fit_seconds") and ours.get("fit_seconds"))
+            or max(ref["fit_seconds"], ours["fit_seconds"]) > QUICK_SECONDS
+        ):
             break
-    row = {"dataset": name, "max_depth": depth, "lambda": lam, "thresholds": ours.get("thresholds"),
-           "certified": CERTIFIED.get(depth, {}).get(name) if lam is None else None,
-           "ours_errors": ours.get("errors"), "ref_errors": ref.get("errors"), "status": ours.get("status"),
-           "ref_timed_out": ref.get("timed_out"), "ours_search": ours.get("search_seconds"),
-           "ours_seconds": ours.get("fit_seconds"),
-           "ref_seconds": ref.get("fit_seconds"), "ours_cpu": ours.get("cpu_seconds"), "ref_cpu": ref.get("cpu_seconds"),
-           "ours_compile": ours.get("compile_seconds"), "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2 ** 20,
-           "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2 ** 20, "lb_1s": ours.get("lb_1s"),
-           "lb_10s": ours.get("lb_10s"), "lb_end": ours.get("lb_end"), "evaluations": ours.get("evaluations"),
-           "ours_objective": ours.get("objective"), "ref_objective": ref.get("objective"),
-           "errors": [e for e in (ours.get("error"), ref.get("error")) if e]}
+    row = {
+        "dataset": name,
+        "max_depth": depth,
+        "lambda": lam,
+        "thresholds": ours.get("thresholds"),
+        "certified": CERTIFIED.get(depth, {}).get(name) if lam is None else None,
+        "ours_errors": ours.get("errors"),
+        "ref_errors": ref.get("errors"),
+        "status": ours.get("status"),
+        "ref_timed_out": ref.get("timed_out"),
+        "ours_search": ours.get("search_seconds"),
+        "ours_seconds": ours.get("fit_seconds"),
+        "ref_seconds": ref.get("fit_seconds"),
+        "ours_cpu": ours.get("cpu_seconds"),
+        "ref_cpu": ref.get("cpu_seconds"),
+        "ours_compile": ours.get("compile_seconds"),
+        "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2**20,
+        "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2**20,
+        "lb_1s": ours.get("lb_1s"),
+        "lb_10s": ours.get("lb_10s"),
+        "lb_end": ours.get("lb_end"),
+        "evaluations": ours.get("evaluations"),
+        "ours_objective": ours.get("objective"),
+        "ref_objective": ref.get("objective"),
+        "errors": [e for e in (ours.get("error"), ref.get("error")) if e],
+    }
     if row["ours_seconds"] and row["ref_seconds"]:
         row["ratio"] = row["ours_search"] / row["ref_seconds"]
         row["e2e_ratio"] = row["ours_seconds"] / row["ref_seconds"]
@@ -166,14 +216,27 @@ def _faster(kept, new):
 
 
 COLUMNS = [
-    ("dataset", "data", None), ("max_depth", "depth", None), ("lambda", "λ", None),
-    ("thresholds", "thresholds", "{:,}"), ("certified", "certified", None), ("ours_errors", "ours errors", None),
-    ("ref_errors", "ConTree errors", None), ("same_optimum", "same", None), ("status", "status", None),
-    ("ours_search", "ours search s", "{:.3f}"), ("ref_seconds", "ConTree s", "{:.3f}"), ("ratio", "ratio", "{:.2f}"),
-    ("ours_seconds", "ours end-to-end s", "{:.3f}"), ("e2e_ratio", "end-to-end ratio", "{:.2f}"),
-    ("cpu_ratio", "end-to-end CPU ratio", "{:.2f}"), ("ours_compile", "compile s", "{:.1f}"),
-    ("ours_memory_mb", "ours MB", "{:.0f}"), ("ref_memory_mb", "ConTree MB", "{:.0f}"),
-    ("lb_1s", "LB 1 s", "{:.6g}"), ("lb_10s", "LB 10 s", "{:.6g}"), ("lb_end", "LB end", "{:.6g}"),
+    ("dataset", "data", None),
+    ("max_depth", "depth", None),
+    ("lambda", "λ", None),
+    ("thresholds", "thresholds", "{:,}"),
+    ("certified", "certified", None),
+    ("ours_errors", "ours errors", None),
+    ("ref_errors", "ConTree errors", None),
+    ("same_optimum", "same", None),
+    ("status", "status", None),
+    ("ours_search", "ours search s", "{:.3f}"),
+    ("ref_seconds", "ConTree s", "{:.3f}"),
+    ("ratio", "ratio", "{:.2f}"),
+    ("ours_seconds", "ours end-to-end s", "{:.3f}"),
+    ("e2e_ratio", "end-to-end ratio", "{:.2f}"),
+    ("cpu_ratio", "end-to-end CPU ratio", "{:.2f}"),
+    ("ours_compile", "compile s", "{:.1f}"),
+    ("ours_memory_mb", "ours MB", "{:.0f}"),
+    ("ref_memory_mb", "ConTree MB", "{:.0f}"),
+    ("lb_1s", "LB 1 s", "{:.6g}"),
+    ("lb_10s", "LB 10 s", "{:.6g}"),
+    ("lb_end", "LB end", "{:.6g}"),
 ]
 
 
@@ -186,8 +249,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     cases = QUICK if args.quick else CASES + GOSDT_CASES
     if args.case:
-        cases = [(c.split(":")[0], int(c.split(":")[1]), float(c.split(":")[2]) if c.count(":") == 2 else None)
-                 for c in args.case]
+        cases = [
+            (c.split(":")[0], int(c.split(":")[1]), float(c.split(":")[2]) if c.count(":") == 2 else None)
+            for c in args.case
+        ]
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     started = time.strftime("%Y-%m-%d %H:%M")
     rows = []
@@ -195,8 +260,16 @@ def main(argv=None):
         rows.append(run_case(*case, args.time_limit))
         print(markdown_table(rows[-1:], COLUMNS).splitlines()[-1], flush=True)
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    write_results(args.out, {"started": started, "load_before": load_before, "load_after": load_after,
-                             "time_limit": args.time_limit, "rows": rows})
+    write_results(
+        args.out,
+        {
+            "started": started,
+            "load_before": load_before,
+            "load_after": load_after,
+            "time_limit": args.time_limit,
+            "rows": rows,
+        },
+    )
     print(markdown_table(rows, COLUMNS))
     print(f"\nstarted {started}\nuptime before: {load_before}\nuptime after: {load_after}")
     for row in rows:

@@ -53,8 +53,11 @@ def reference_fit(path, max_depth, regularization, min_samples_leaf, time_limit=
     X = df.iloc[:, :-2]
     time_ = pd.DataFrame(df["time"].to_numpy())
     event = pd.DataFrame(df["event"].to_numpy().astype(int))
-    config = {"regularization": regularization, "depth_budget": max_depth + 1,
-              "minimum_captured_points": min_samples_leaf}
+    config = {
+        "regularization": regularization,
+        "depth_budget": max_depth + 1,
+        "minimum_captured_points": min_samples_leaf,
+    }
     if time_limit:
         config["time_limit"] = time_limit
     model = OSST(config)
@@ -101,17 +104,42 @@ def ours_fit(path, max_depth, regularization, min_samples_leaf, time_limit=None)
 
 
 def run_case(name, depth, lam, m, time_limit):
-    ref = run_isolated("bench.osst:reference_fit", timeout=time_limit + 60, path=path_of(name), max_depth=depth,
-                       regularization=lam, min_samples_leaf=m, time_limit=time_limit)
-    ours = run_isolated("bench.osst:ours_fit", timeout=time_limit + 120, path=path_of(name), max_depth=depth,
-                        regularization=lam, min_samples_leaf=m, time_limit=time_limit)
-    row = {"dataset": name, "max_depth": depth, "regularization": lam, "min_leaf": m,
-           "ours_seconds": ours.get("fit_seconds"), "ours_cpu": ours.get("cpu_seconds"),
-           "ours_compile": ours.get("compile_seconds"), "ref_cpu": ref.get("cpu_seconds"),
-           "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2**20, "ours_objective": ours.get("objective"),
-           "leaves": ours.get("leaves"), "ratio_ibs": ours.get("ibs_ratio"),
-           "ref_seconds": ref.get("fit_seconds"), "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2**20,
-           "ref_objective": ref.get("objective"), "errors": [e for e in (ours.get("error"), ref.get("error")) if e]}
+    ref = run_isolated(
+        "bench.osst:reference_fit",
+        timeout=time_limit + 60,
+        path=path_of(name),
+        max_depth=depth,
+        regularization=lam,
+        min_samples_leaf=m,
+        time_limit=time_limit,
+    )
+    ours = run_isolated(
+        "bench.osst:ours_fit",
+        timeout=time_limit + 120,
+        path=path_of(name),
+        max_depth=depth,
+        regularization=lam,
+        min_samples_leaf=m,
+        time_limit=time_limit,
+    )
+    row = {
+        "dataset": name,
+        "max_depth": depth,
+        "regularization": lam,
+        "min_leaf": m,
+        "ours_seconds": ours.get("fit_seconds"),
+        "ours_cpu": ours.get("cpu_seconds"),
+        "ours_compile": ours.get("compile_seconds"),
+        "ref_cpu": ref.get("cpu_seconds"),
+        "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2**20,
+        "ours_objective": ours.get("objective"),
+        "leaves": ours.get("leaves"),
+        "ratio_ibs": ours.get("ibs_ratio"),
+        "ref_seconds": ref.get("fit_seconds"),
+        "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2**20,
+        "ref_objective": ref.get("objective"),
+        "errors": [e for e in (ours.get("error"), ref.get("error")) if e],
+    }
     if row["ours_seconds"] and row["ref_seconds"]:
         row["ratio"] = row["ours_seconds"] / row["ref_seconds"]
     if row["ours_cpu"] and row["ref_cpu"]:
@@ -120,20 +148,34 @@ def run_case(name, depth, lam, m, time_limit):
 
 
 COLUMNS = [
-    ("dataset", "data", None), ("max_depth", "depth", None), ("regularization", "λ", "{:g}"),
-    ("min_leaf", "m", None), ("leaves", "leaves", None), ("ours_objective", "objective (ours)", "{:.6f}"),
-    ("ref_objective", "objective (osst, f32)", "{:.6f}"), ("ours_seconds", "ours s", "{:.4f}"),
-    ("ours_compile", "ours compile s", "{:.2f}"), ("ref_seconds", "osst s", "{:.4f}"), ("ratio", "ratio", "{:.3f}"),
-    ("ours_cpu", "ours CPU s", "{:.4f}"), ("ref_cpu", "osst CPU s", "{:.4f}"), ("cpu_ratio", "CPU ratio", "{:.3f}"),
-    ("ours_memory_mb", "ours MB", "{:.0f}"), ("ref_memory_mb", "osst MB", "{:.0f}"),
+    ("dataset", "data", None),
+    ("max_depth", "depth", None),
+    ("regularization", "λ", "{:g}"),
+    ("min_leaf", "m", None),
+    ("leaves", "leaves", None),
+    ("ours_objective", "objective (ours)", "{:.6f}"),
+    ("ref_objective", "objective (osst, f32)", "{:.6f}"),
+    ("ours_seconds", "ours s", "{:.4f}"),
+    ("ours_compile", "ours compile s", "{:.2f}"),
+    ("ref_seconds", "osst s", "{:.4f}"),
+    ("ratio", "ratio", "{:.3f}"),
+    ("ours_cpu", "ours CPU s", "{:.4f}"),
+    ("ref_cpu", "osst CPU s", "{:.4f}"),
+    ("cpu_ratio", "CPU ratio", "{:.3f}"),
+    ("ours_memory_mb", "ours MB", "{:.0f}"),
+    ("ref_memory_mb", "osst MB", "{:.0f}"),
 ]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the fast cases")
-    parser.add_argument("--case", action="append", metavar="DATA:DEPTH:LAMBDA:MIN_LEAF",
-                        help="run only these cases, e.g. whas500:5:0.001:7")
+    parser.add_argument(
+        "--case",
+        action="append",
+        metavar="DATA:DEPTH:LAMBDA:MIN_LEAF",
+        help="run only these cases, e.g. whas500:5:0.001:7",
+    )
     parser.add_argument("--time-limit", type=float, default=600.0)
     args = parser.parse_args(argv)
     cases = QUICK if args.quick else CASES

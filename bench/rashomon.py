@@ -47,9 +47,12 @@ def load(name):
     from solver.problem import Problem
 
     d = np.loadtxt(path_of(name), delimiter=",", skiprows=1, dtype=np.int64)
-    return Problem(X=d[:, :-1].astype(np.uint8), features=[{"kind": "binary", "column": f"c{j}"}
-                                                          for j in range(d.shape[1] - 1)],
-                   y=d[:, -1], classes=["0", "1"])
+    return Problem(
+        X=d[:, :-1].astype(np.uint8),
+        features=[{"kind": "binary", "column": f"c{j}"} for j in range(d.shape[1] - 1)],
+        y=d[:, -1],
+        classes=["0", "1"],
+    )
 
 
 def run_ours(name, epsilon, depth, time_limit):
@@ -60,14 +63,25 @@ def run_ours(name, epsilon, depth, time_limit):
     problem = load(name)
     compile_seconds = warm("rashomon")
     t0 = time.perf_counter()
-    result = solve(problem, "rashomon", {"regularization": LAMBDA, "epsilon": epsilon, "max_depth": depth},
-                   Limits(time_limit=time_limit))
+    result = solve(
+        problem,
+        "rashomon",
+        {"regularization": LAMBDA, "epsilon": epsilon, "max_depth": depth},
+        Limits(time_limit=time_limit),
+    )
     seconds = time.perf_counter() - t0  # the search and the report (importance, reliance, votes, stored graph)
     e = result.extras
-    return {"status": result.status, "count": str(e.get("count")), "optimum": e.get("optimum"),
-            "proved_bound": e.get("proved_bound"), "vertices": e.get("vertices"), "solve_seconds": seconds,
-            "search_seconds": result.stats["solve_seconds"], "compile_seconds": compile_seconds,
-            "skipped": len(e.get("skipped") or [])}
+    return {
+        "status": result.status,
+        "count": str(e.get("count")),
+        "optimum": e.get("optimum"),
+        "proved_bound": e.get("proved_bound"),
+        "vertices": e.get("vertices"),
+        "solve_seconds": seconds,
+        "search_seconds": result.stats["solve_seconds"],
+        "compile_seconds": compile_seconds,
+        "skipped": len(e.get("skipped") or []),
+    }
 
 
 def reference_fit(name, epsilon, depth, time_limit):
@@ -76,9 +90,17 @@ def reference_fit(name, epsilon, depth, time_limit):
     from treefarms import TREEFARMS
 
     df = pd.read_csv(path_of(name))
-    model = TREEFARMS({"regularization": LAMBDA, "rashomon_bound_multiplier": epsilon, "rashomon_bound_adder": 0,
-                       "rashomon_bound": 0, "depth_budget": depth + 1, "time_limit": int(time_limit),
-                       "verbose": True})
+    model = TREEFARMS(
+        {
+            "regularization": LAMBDA,
+            "rashomon_bound_multiplier": epsilon,
+            "rashomon_bound_adder": 0,
+            "rashomon_bound": 0,
+            "depth_budget": depth + 1,
+            "time_limit": int(time_limit),
+            "verbose": True,
+        }
+    )
     with tempfile.TemporaryFile(mode="w+") as log:  # treefarms' C++ prints to the process's stdout
         saved = os.dup(1)
         os.dup2(log.fileno(), 1)
@@ -93,8 +115,12 @@ def reference_fit(name, epsilon, depth, time_limit):
         log.seek(0)
         text = log.read()
     optimum = re.search(r"Found Optimal Objective: ([0-9.e-]+)", text)
-    return {"solve_seconds": seconds, "count": str(count), "optimum": float(optimum.group(1)) if optimum else None,
-            "timeout": bool(model.timeout)}
+    return {
+        "solve_seconds": seconds,
+        "count": str(count),
+        "optimum": float(optimum.group(1)) if optimum else None,
+        "timeout": bool(model.timeout),
+    }
 
 
 def same_text(row):
@@ -135,20 +161,42 @@ def main():
         for epsilon in EPSILONS:
             for depth in depths:
                 limit = args.time_limit
-                ours = run_isolated("bench.rashomon:run_ours", timeout=limit + 120, name=name, epsilon=epsilon,
-                                    depth=depth, time_limit=limit)
-                ref = run_isolated("bench.rashomon:reference_fit", timeout=limit + 120, name=name,
-                                   epsilon=epsilon, depth=depth, time_limit=limit)
-                row = {"dataset": name, "epsilon": epsilon, "depth": depth,
-                       "status": ours.get("status", ours.get("error")), "count": ours.get("count"),
-                       "optimum": ours.get("optimum"), "vertices": ours.get("vertices"),
-                       "seconds": ours.get("solve_seconds"), "search": ours.get("search_seconds"),
-                       "compile": ours.get("compile_seconds"), "skipped": ours.get("skipped"),
-                       "mb": (ours.get("peak_rss_bytes") or 0) / 2**20,
-                       "tf_count": ref.get("count"), "tf_optimum": ref.get("optimum"),
-                       "tf_timeout": ref.get("timeout") or bool(ref.get("error")),
-                       "tf_status": ref.get("error") or ("time limit" if ref.get("timeout") else "done"),
-                       "tf_seconds": ref.get("solve_seconds"), "tf_mb": (ref.get("peak_rss_bytes") or 0) / 2**20}
+                ours = run_isolated(
+                    "bench.rashomon:run_ours",
+                    timeout=limit + 120,
+                    name=name,
+                    epsilon=epsilon,
+                    depth=depth,
+                    time_limit=limit,
+                )
+                ref = run_isolated(
+                    "bench.rashomon:reference_fit",
+                    timeout=limit + 120,
+                    name=name,
+                    epsilon=epsilon,
+                    depth=depth,
+                    time_limit=limit,
+                )
+                row = {
+                    "dataset": name,
+                    "epsilon": epsilon,
+                    "depth": depth,
+                    "status": ours.get("status", ours.get("error")),
+                    "count": ours.get("count"),
+                    "optimum": ours.get("optimum"),
+                    "vertices": ours.get("vertices"),
+                    "seconds": ours.get("solve_seconds"),
+                    "search": ours.get("search_seconds"),
+                    "compile": ours.get("compile_seconds"),
+                    "skipped": ours.get("skipped"),
+                    "mb": (ours.get("peak_rss_bytes") or 0) / 2**20,
+                    "tf_count": ref.get("count"),
+                    "tf_optimum": ref.get("optimum"),
+                    "tf_timeout": ref.get("timeout") or bool(ref.get("error")),
+                    "tf_status": ref.get("error") or ("time limit" if ref.get("timeout") else "done"),
+                    "tf_seconds": ref.get("solve_seconds"),
+                    "tf_mb": (ref.get("peak_rss_bytes") or 0) / 2**20,
+                }
                 rows.append(row)
                 print(row, flush=True)
     meta = {"load_average": load_avg, "date": started, "time_limit": args.time_limit, "lambda": LAMBDA}
@@ -160,21 +208,37 @@ def main():
 def report(rows, meta):
     """Print the date, the load and the markdown table of a run."""
     la = meta["load_average"]
-    print(f"{meta['date']}, load average at start {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}, λ = {meta['lambda']}, "
-          f"limit {meta['time_limit']:g} s per job\n")
+    print(
+        f"{meta['date']}, load average at start {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}, λ = {meta['lambda']}, "
+        f"limit {meta['time_limit']:g} s per job\n"
+    )
     for row in rows:
         row["ratio"] = ratio_text(row)
         row["same"] = same_text(row)
         row["count_text"] = f"{int(row['count']):,}" if (row.get("count") or "None") != "None" else None
         row["tf_count_text"] = f"{int(row['tf_count']):,}" if (row.get("tf_count") or "None") != "None" else None
-    print(markdown_table(rows, [("dataset", "dataset", None), ("epsilon", "ε", "{:g}"), ("depth", "depth", None),
-                                ("status", "status", None), ("count_text", "count (ours)", None),
-                                ("seconds", "ours s", "{:.2f}"), ("search", "search s", "{:.2f}"),
-                                ("compile", "compile s", "{:.1f}"),
-                                ("mb", "ours MB", "{:.0f}"), ("tf_count_text", "count (treefarms)", None),
-                                ("tf_status", "treefarms", None), ("tf_seconds", "treefarms s", "{:.2f}"),
-                                ("tf_mb", "treefarms MB", "{:.0f}"), ("ratio", "ours/treefarms", None),
-                                ("same", "same count", None)]))
+    print(
+        markdown_table(
+            rows,
+            [
+                ("dataset", "dataset", None),
+                ("epsilon", "ε", "{:g}"),
+                ("depth", "depth", None),
+                ("status", "status", None),
+                ("count_text", "count (ours)", None),
+                ("seconds", "ours s", "{:.2f}"),
+                ("search", "search s", "{:.2f}"),
+                ("compile", "compile s", "{:.1f}"),
+                ("mb", "ours MB", "{:.0f}"),
+                ("tf_count_text", "count (treefarms)", None),
+                ("tf_status", "treefarms", None),
+                ("tf_seconds", "treefarms s", "{:.2f}"),
+                ("tf_mb", "treefarms MB", "{:.0f}"),
+                ("ratio", "ours/treefarms", None),
+                ("same", "same count", None),
+            ],
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -23,9 +23,11 @@ from bench.harness import best_of, markdown_table, run_isolated, write_results
 from conftest import shared_dataset
 
 DATASETS = ("monk1", "monk2", "monk3", "car-evaluation", "tic-tac-toe", "compas-osdt-binary", "hypothyroid")
-CASES = ([(d, "accuracy", k) for d in DATASETS for k in (2, 3, 4)]
-         + [(d, "f1", k) for d in DATASETS for k in (2, 3, 4)]
-         + [(d, "demographic_parity", k) for d in DATASETS[:6] for k in (2, 3, 4)])
+CASES = (
+    [(d, "accuracy", k) for d in DATASETS for k in (2, 3, 4)]
+    + [(d, "f1", k) for d in DATASETS for k in (2, 3, 4)]
+    + [(d, "demographic_parity", k) for d in DATASETS[:6] for k in (2, 3, 4)]
+)
 QUICK = [c for c in CASES if c[0] in ("monk1", "tic-tac-toe") and c[2] <= 3]
 DELTA = 0.05
 
@@ -46,15 +48,24 @@ def reference_fit(name, task, depth, time_limit):
 
     def fit():
         if task == "demographic_parity":
-            return pystreed.STreeDGroupFairnessClassifier(discrimination_limit=DELTA, sensitive_feature=0,
-                                                          max_depth=depth, time_limit=time_limit).fit(X, y)
-        return pystreed.STreeDClassifier(optimization_task="accuracy" if task == "accuracy" else "f1-score",
-                                         max_depth=depth, cost_complexity=0.0, time_limit=time_limit).fit(X, y)
+            return pystreed.STreeDGroupFairnessClassifier(
+                discrimination_limit=DELTA, sensitive_feature=0, max_depth=depth, time_limit=time_limit
+            ).fit(X, y)
+        return pystreed.STreeDClassifier(
+            optimization_task="accuracy" if task == "accuracy" else "f1-score",
+            max_depth=depth,
+            cost_complexity=0.0,
+            time_limit=time_limit,
+        ).fit(X, y)
 
     model, wall, first = best_of(fit)
     predicted = model.predict(X)
-    return {"value": _value(task, y, predicted), "fit_seconds": wall, "first_seconds": first,
-            "optimal": bool(model.fit_result.is_optimal())}
+    return {
+        "value": _value(task, y, predicted),
+        "fit_seconds": wall,
+        "first_seconds": first,
+        "optimal": bool(model.fit_result.is_optimal()),
+    }
 
 
 def _value(task, y, predicted):
@@ -79,8 +90,14 @@ def ours_fit(name, task, depth, time_limit):
     result, wall, first = best_of(lambda: solve(problem, "streed", params, Limits(time_limit=time_limit)))
     value = result.extras["value"]
     value = value["F1"] if task == "f1" else value["misclassifications"]
-    return {"value": value, "fit_seconds": wall, "first_seconds": first, "compile_seconds": compile_seconds,
-            "status": result.status, "subproblems": result.stats["subproblems"]}
+    return {
+        "value": value,
+        "fit_seconds": wall,
+        "first_seconds": first,
+        "compile_seconds": compile_seconds,
+        "status": result.status,
+        "subproblems": result.stats["subproblems"],
+    }
 
 
 ROUNDS = 3  # alternating process pairs for cases whose fits are short (QUICK_SECONDS)
@@ -95,20 +112,49 @@ def run_case(name, task, depth, time_limit):
     """
     ref = ours = None
     for _ in range(ROUNDS):
-        ref = _faster(ref, run_isolated("bench.streed:reference_fit", timeout=time_limit + 60, name=name, task=task,
-                                        depth=depth, time_limit=time_limit))
-        ours = _faster(ours, run_isolated("bench.streed:ours_fit", timeout=time_limit + 120, name=name, task=task,
-                                          depth=depth, time_limit=time_limit))
-        if not (ref.get("fit_seconds") and ours.get("fit_seconds")) \
-                or max(ref["fit_seconds"], ours["fit_seconds"]) > QUICK_SECONDS:
+        ref = _faster(
+            ref,
+            run_isolated(
+                "bench.streed:reference_fit",
+                timeout=time_limit + 60,
+                name=name,
+                task=task,
+                depth=depth,
+                time_limit=time_limit,
+            ),
+        )
+        ours = _faster(
+            ours,
+            run_isolated(
+                "bench.streed:ours_fit",
+                timeout=time_limit + 120,
+                name=name,
+                task=task,
+                depth=depth,
+                time_limit=time_limit,
+            ),
+        )
+        if (
+            not (ref.get("fit_seconds") and ours.get("fit_seconds"))
+            or max(ref["fit_seconds"], ours["fit_seconds"]) > QUICK_SECONDS
+        ):
             break
-    row = {"dataset": name, "objective": task, "max_depth": depth, "ours_value": ours.get("value"),
-           "ref_value": ref.get("value"), "status": ours.get("status"), "ours_seconds": ours.get("fit_seconds"),
-           "ours_compile": ours.get("compile_seconds"), "ref_seconds": ref.get("fit_seconds"),
-           "ours_first_seconds": ours.get("first_seconds"), "ref_first_seconds": ref.get("first_seconds"),
-           "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2**20,
-           "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2**20,
-           "errors": [e for e in (ours.get("error"), ref.get("error")) if e]}
+    row = {
+        "dataset": name,
+        "objective": task,
+        "max_depth": depth,
+        "ours_value": ours.get("value"),
+        "ref_value": ref.get("value"),
+        "status": ours.get("status"),
+        "ours_seconds": ours.get("fit_seconds"),
+        "ours_compile": ours.get("compile_seconds"),
+        "ref_seconds": ref.get("fit_seconds"),
+        "ours_first_seconds": ours.get("first_seconds"),
+        "ref_first_seconds": ref.get("first_seconds"),
+        "ours_memory_mb": ours.get("peak_rss_bytes", 0) / 2**20,
+        "ref_memory_mb": ref.get("peak_rss_bytes", 0) / 2**20,
+        "errors": [e for e in (ours.get("error"), ref.get("error")) if e],
+    }
     if row["ours_seconds"] and row["ref_seconds"]:
         row["ratio"] = row["ours_seconds"] / row["ref_seconds"]
         row["first_ratio"] = row["ours_first_seconds"] / row["ref_first_seconds"]
@@ -131,10 +177,17 @@ def _faster(kept, new):
 
 
 COLUMNS = [
-    ("dataset", "data", None), ("task", "task", None), ("max_depth", "depth", None),
-    ("ours_value", "optimum (ours)", "{:.6g}"), ("ref_value", "optimum (pystreed)", "{:.6g}"),
-    ("same_optimum", "same", None), ("ours_seconds", "ours s", "{:.4f}"), ("ours_compile", "ours compile s", "{:.1f}"),
-    ("ref_seconds", "pystreed s", "{:.4f}"), ("ratio", "ratio", "{:.2f}"), ("first_ratio", "first-fit ratio", "{:.2f}"),
+    ("dataset", "data", None),
+    ("task", "task", None),
+    ("max_depth", "depth", None),
+    ("ours_value", "optimum (ours)", "{:.6g}"),
+    ("ref_value", "optimum (pystreed)", "{:.6g}"),
+    ("same_optimum", "same", None),
+    ("ours_seconds", "ours s", "{:.4f}"),
+    ("ours_compile", "ours compile s", "{:.1f}"),
+    ("ref_seconds", "pystreed s", "{:.4f}"),
+    ("ratio", "ratio", "{:.2f}"),
+    ("first_ratio", "first-fit ratio", "{:.2f}"),
     ("ours_memory_mb", "ours MB", "{:.0f}"),
     ("ref_memory_mb", "pystreed MB", "{:.0f}"),
 ]

@@ -3,20 +3,22 @@
 from django.conf import settings
 from django.core.cache import cache
 
-CSP = "; ".join([
-    "default-src 'self'",
-    "script-src 'self'",
-    # plotly.js sets style attributes and injects its own <style> element.
-    "style-src 'self' 'unsafe-inline'",
-    # plotly's PNG/SVG download builds data: and blob: URLs.
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-])
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        # plotly.js sets style attributes and injects its own <style> element.
+        "style-src 'self' 'unsafe-inline'",
+        # plotly's PNG/SVG download builds data: and blob: URLs.
+        "img-src 'self' data: blob:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 
 class SecurityHeadersMiddleware:

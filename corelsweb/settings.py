@@ -176,23 +176,24 @@ STATICFILES_FINDERS = [
 # store (AWS S3, MinIO, ...) that workers on every host read. Credentials come the usual boto3 way
 # (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the machine's role).
 if os.environ.get("CORELSWEB_S3_BUCKET"):
-    _default_storage = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
-        "bucket_name": os.environ["CORELSWEB_S3_BUCKET"],
-        "endpoint_url": os.environ.get("CORELSWEB_S3_ENDPOINT_URL") or None,
-        "region_name": os.environ.get("CORELSWEB_S3_REGION") or None,
-        "location": os.environ.get("CORELSWEB_S3_PREFIX", ""),
-        "file_overwrite": False,
-        "default_acl": "private",
-        "querystring_auth": True,
-    }}
+    _default_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["CORELSWEB_S3_BUCKET"],
+            "endpoint_url": os.environ.get("CORELSWEB_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("CORELSWEB_S3_REGION") or None,
+            "location": os.environ.get("CORELSWEB_S3_PREFIX", ""),
+            "file_overwrite": False,
+            "default_acl": "private",
+            "querystring_auth": True,
+        },
+    }
 else:
     _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
     "default": _default_storage,
     "staticfiles": {
-        "BACKEND": os.environ.get(
-            "STATICFILES_BACKEND", "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        )
+        "BACKEND": os.environ.get("STATICFILES_BACKEND", "whitenoise.storage.CompressedManifestStaticFilesStorage")
     },
 }
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
@@ -233,8 +234,10 @@ if CELERY_BROKER_URL == "filesystem://":
 else:
     # Redelivery of a run whose worker died waits this long; a live long run is
     # protected by the claim (a second delivery of a running run is a no-op).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600),
-                                       "socket_connect_timeout": 5}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600),
+        "socket_connect_timeout": 5,
+    }
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -275,11 +278,20 @@ CORELSWEB_MAX_STORAGE_BYTES = envint("CORELSWEB_MAX_STORAGE_BYTES", 2 * 2**30)
 
 # Caches (rate limits): Redis when there is one, else files in var/ (shared by all web processes).
 if os.environ.get("REDIS_URL"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": os.environ["REDIS_URL"], "KEY_PREFIX": "corelsweb"}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": "corelsweb",
+        }
+    }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-                          "LOCATION": str(VAR_DIR / "cache")}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
 
 # Sign-in throttling (django-axes, counters in the database; corelsweb/accounts/throttle.py): failures per
 # username at one address, and a far higher limit per address; uploads per user (cache).

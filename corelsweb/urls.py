@@ -20,8 +20,11 @@ urlpatterns = [
     path("datasets/<int:pk>/", dataset_views.detail, name="dataset-detail"),
     path("datasets/<int:pk>/delete/", dataset_views.delete, name="dataset-delete"),
     path("datasets/<int:dataset_pk>/runs/new/<slug:algorithm>/", run_views.new_run, name="run-new"),
-    path("datasets/<int:dataset_pk>/runs/new/<slug:algorithm>/estimate.json", run_views.form_estimate,
-         name="run-form-estimate"),
+    path(
+        "datasets/<int:dataset_pk>/runs/new/<slug:algorithm>/estimate.json",
+        run_views.form_estimate,
+        name="run-form-estimate",
+    ),
     path("datasets/<int:dataset_pk>/runs/", run_views.dataset_runs, name="dataset-runs"),
     path("datasets/<int:dataset_pk>/compare/", run_views.compare, name="dataset-compare"),
     path("datasets/<int:dataset_pk>/paths/new/<slug:algorithm>/", run_views.new_path, name="path-new"),

@@ -59,7 +59,10 @@ def configure():
 
 def _prune(parent, current):
     # Older versions' kernels are never loaded again; keep a few (a rollback, a worker of the old version).
-    versions = sorted((p for p in parent.glob(f"{PREFIX}*") if p.is_dir() and p != current),
-                      key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in versions[KEEP - 1:]:
+    versions = sorted(
+        (p for p in parent.glob(f"{PREFIX}*") if p.is_dir() and p != current),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    for old in versions[KEEP - 1 :]:
         shutil.rmtree(old, ignore_errors=True)

@@ -179,7 +179,9 @@ def check_problem(problem, algorithm, config):
     if problem.y is not None and "label" in algorithm.required_roles(config):
         present = len(set(problem.y.tolist()))
         if present < 2:
-            raise ProblemError("The label has only one class, so there is nothing to learn; choose another label column.")
+            raise ProblemError(
+                "The label has only one class, so there is nothing to learn; choose another label column."
+            )
         if problem.n_classes > 2 and not algorithm.allows_multiclass(config):
             raise ProblemError(
                 f"{algorithm.title} with these settings handles two classes; the label has {problem.n_classes}."
@@ -221,8 +223,9 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     search = module.make_search(problem, config)
     report = on_progress
     if on_incumbent is not None:
-        report = _IncumbentReporter(on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search,
-                                                                                "running", {}, {}))
+        report = _IncumbentReporter(
+            on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search, "running", {}, {})
+        )
     started = time.perf_counter()
     outcome = driver.run(search, limits, report)
     if hasattr(search, "stop"):
@@ -262,8 +265,13 @@ def _result(spec, config, problem, limits, search, status, trace, run_stats):
     stats = dict(search.stats())
     stats.update(run_stats, nodes=int(search.nodes))
     lower_bound = search.lower_bound if spec.proves_optimality else None
-    if (status == "optimal" and spec.proves_optimality and config.get("regularization") and isinstance(model, Tree)
-            and model.n_leaves == 1):
+    if (
+        status == "optimal"
+        and spec.proves_optimality
+        and config.get("regularization")
+        and isinstance(model, Tree)
+        and model.n_leaves == 1
+    ):
         # A single-leaf optimum: say how small λ must be for a split to pay (the page suggests it). Only for a
         # proved optimum: a stopped run's leaf is no reason to lower λ, and the pass over every feature would
         # delay the run's return past its time limit (seconds on thousands of thresholds).
@@ -309,8 +317,11 @@ class _IncumbentReporter:
     def __call__(self, point):
         upper = point.get("upper_bound")
         now = self.clock()
-        if upper is not None and upper < self.best and (now - self.last >= INCUMBENT_INTERVAL_SECONDS
-                                                        or point.get("status") != "running"):
+        if (
+            upper is not None
+            and upper < self.best
+            and (now - self.last >= INCUMBENT_INTERVAL_SECONDS or point.get("status") != "running")
+        ):
             self.best, self.last = upper, now
             self.on_incumbent(self.snapshot())
         return None if self.on_progress is None else self.on_progress(point)

@@ -50,8 +50,16 @@ class DeferredSearch:
     model meets); afterwards everything is the real search's.
     """
 
-    def __init__(self, begin, model, upper_bound, lower_bound=0.0, finished_status="optimal", initial_budget=256,
-                 progress_keys=()):
+    def __init__(
+        self,
+        begin,
+        model,
+        upper_bound,
+        lower_bound=0.0,
+        finished_status="optimal",
+        initial_budget=256,
+        progress_keys=(),
+    ):
         self._model, self._upper, self._lower = model, float(upper_bound), float(lower_bound)
         self._progress = dict.fromkeys(progress_keys, 0)
         self.finished_status, self.initial_budget = finished_status, initial_budget

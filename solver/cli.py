@@ -46,14 +46,32 @@ def build_parser():
     fit.add_argument("--positive-class", help="label value that counts as positive")
     fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
     fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="algorithm parameter")
-    fit.add_argument("--binarize", help="exact | quantile:K | gbdt[:N[:D]] | none (default: the algorithm's, "
-                                        "as on the web form: exact; corels quantile:8)")
-    fit.add_argument("--missing", action="append", default=[], metavar="[COL=]feature|drop",
-                     help="missing-value policy of every feature column, or of one (default: feature)")
-    fit.add_argument("--feature-cost", action="append", default=[], metavar="COL=COST",
-                     help="cost of testing a raw column (others cost 1 once one is given)")
-    fit.add_argument("--ordered", action="append", default=[], metavar="COL=LOW<...<HIGH",
-                     help="declared order of a categorical column (binarized as COL ≤ v)")
+    fit.add_argument(
+        "--binarize",
+        help="exact | quantile:K | gbdt[:N[:D]] | none (default: the algorithm's, "
+        "as on the web form: exact; corels quantile:8)",
+    )
+    fit.add_argument(
+        "--missing",
+        action="append",
+        default=[],
+        metavar="[COL=]feature|drop",
+        help="missing-value policy of every feature column, or of one (default: feature)",
+    )
+    fit.add_argument(
+        "--feature-cost",
+        action="append",
+        default=[],
+        metavar="COL=COST",
+        help="cost of testing a raw column (others cost 1 once one is given)",
+    )
+    fit.add_argument(
+        "--ordered",
+        action="append",
+        default=[],
+        metavar="COL=LOW<...<HIGH",
+        help="declared order of a categorical column (binarized as COL ≤ v)",
+    )
     fit.add_argument("--max-categories", type=int, default=50, help="values of a text column with a feature each")
     fit.add_argument("--holdout", type=float, help="fraction of rows held out for testing (stratified)")
     fit.add_argument("--test", help="CSV of test rows with the same columns")
@@ -99,10 +117,16 @@ def roles_from_args(args, table, algorithm, config):
     if label is None and "label" in needs:
         label = names[-1]
     features = tuple(f.strip() for f in args.features.split(",")) if args.features else None
-    roles = Roles(label=label, features=features, positive_class=args.positive_class,
-                  missing=missing_policies(args.missing, names), feature_cost=costs(args.feature_cost),
-                  ordered={c: [v.strip() for v in o.split("<")] for c, o in pairs(args.ordered, "--ordered").items()},
-                  max_categories=args.max_categories, **chosen)
+    roles = Roles(
+        label=label,
+        features=features,
+        positive_class=args.positive_class,
+        missing=missing_policies(args.missing, names),
+        feature_cost=costs(args.feature_cost),
+        ordered={c: [v.strip() for v in o.split("<")] for c, o in pairs(args.ordered, "--ordered").items()},
+        max_categories=args.max_categories,
+        **chosen,
+    )
     if features is None:
         # Row counters and free-text identifiers are noise to a tree; leave them out unless named.
         ids = [c for c in identifier_columns(table) if c in roles.feature_columns(names)]
@@ -185,7 +209,11 @@ def _print_progress(p):
 
 def summary_line(result):
     bound = "" if result.lower_bound is None else f", lower bound {result.lower_bound:.6f}"
-    size = f"{result.model.n_leaves} leaves" if result.model.to_dict()["type"] == "tree" else f"{result.model.length} rules"
+    size = (
+        f"{result.model.n_leaves} leaves"
+        if result.model.to_dict()["type"] == "tree"
+        else f"{result.model.length} rules"
+    )
     return f"{result.status}: objective {result.objective:.6f}{bound}, {size}"
 
 

@@ -23,7 +23,7 @@ def max_leaves(loss0, lam, max_depth=None):
     if lam and lam > 0:
         bounds.append(int(math.floor(loss0 / lam + 1e-9)) + 1)
     if max_depth:
-        bounds.append(2 ** max_depth)
+        bounds.append(2**max_depth)
     return min(bounds) if bounds else None
 
 
@@ -57,8 +57,18 @@ def coarser_binarization(binarization):
     return None
 
 
-def estimate(n_features, n_rows, loss0, lam, max_depth=None, rule_list=False, *, has_lambda=True, has_depth=True,
-             binarization="exact"):
+def estimate(
+    n_features,
+    n_rows,
+    loss0,
+    lam,
+    max_depth=None,
+    rule_list=False,
+    *,
+    has_lambda=True,
+    has_depth=True,
+    binarization="exact",
+):
     """Return ``{"level", "max_leaves", "depth", "warnings", "suggestions"}``.
 
     Suggestions name only what the algorithm has: a larger λ when it has a λ,
@@ -76,7 +86,8 @@ def estimate(n_features, n_rows, loss0, lam, max_depth=None, rule_list=False, *,
         warnings.append(
             f"{n_features:,} candidate {'antecedents' if rule_list else 'binary features'} and "
             f"{'unboundedly many' if leaves is None else f'up to {leaves}'} {shape}: this search is likely to stop "
-            "at its time limit with an optimality gap.")
+            "at its time limit with an optimality gap."
+        )
         coarser = coarser_binarization(binarization)
         if n_features > 100 and coarser:
             suggestions.append(coarser)
@@ -86,7 +97,8 @@ def estimate(n_features, n_rows, loss0, lam, max_depth=None, rule_list=False, *,
             warnings.append(
                 f"CORELS stores every prefix it may still extend; with {n_features:,} antecedents it usually fills its "
                 "memory limit within a minute, before it proves (measured: 666 antecedents of a 958-row table filled "
-                "2.3 GB in 18 s).")
+                "2.3 GB in 18 s)."
+            )
             suggestions.append("single clauses (Clauses per antecedent = 1) or a larger minimum support")
         if has_depth and not rule_list and (max_depth is None or max_depth > 3):
             suggestions.append("a depth limit of 3 or 4")
@@ -126,17 +138,25 @@ def ordered_estimate(n_rows, column_cuts, loss0, lam, max_depth, has_lambda=True
         warnings.append(
             f"Every threshold of {columns:,} columns ({sum(column_cuts):,} in all) over {n_rows:,} rows, "
             f"{'to any depth' if depth is None else f'to depth {depth}'}: this search may stop at its time "
-            "limit with an optimality gap.")
+            "limit with an optimality gap."
+        )
         if max_depth is None or max_depth > 3:
             suggestions.append("a depth limit of 3")
         elif max_depth == 3:
             suggestions.append("depth 2 (proved in seconds), or keep depth 3 with a longer time limit")
         if has_lambda and (lam or 0) < 0.01:
             suggestions.append("a larger λ (each doubling halves the most leaves an optimal model can have)")
-        suggestions.append("quantile thresholds (on the dataset page) for a faster approximation: optimal only "
-                           "among those thresholds")
-    return {"level": word, "max_leaves": leaves, "depth": depth, "warnings": warnings, "suggestions": suggestions,
-            "ordered": True}
+        suggestions.append(
+            "quantile thresholds (on the dataset page) for a faster approximation: optimal only among those thresholds"
+        )
+    return {
+        "level": word,
+        "max_leaves": leaves,
+        "depth": depth,
+        "warnings": warnings,
+        "suggestions": suggestions,
+        "ordered": True,
+    }
 
 
 def estimate_for(algorithm, n_candidates, n_rows, loss0, config, binarization="exact", column_cuts=None):
@@ -148,14 +168,26 @@ def estimate_for(algorithm, n_candidates, n_rows, loss0, config, binarization="e
     """
     names = {p.name for p in algorithm.params}
     if column_cuts and policy.chosen(algorithm.name, config, sum(column_cuts), len(column_cuts)):
-        out = ordered_estimate(n_rows, column_cuts, loss0 if loss0 is not None else 1.0,
-                               config.get("regularization") or 0.0, config.get("max_depth"),
-                               has_lambda="regularization" in names)
+        out = ordered_estimate(
+            n_rows,
+            column_cuts,
+            loss0 if loss0 is not None else 1.0,
+            config.get("regularization") or 0.0,
+            config.get("max_depth"),
+            has_lambda="regularization" in names,
+        )
         out["n_features"] = n_candidates
         return out
-    out = estimate(n_candidates, n_rows, loss0 if loss0 is not None else 1.0, config.get("regularization") or 0.0,
-                   config.get("max_depth"), rule_list=algorithm.model_type == "rule_list",
-                   has_lambda="regularization" in names, has_depth="max_depth" in names,
-                   binarization=binarization)
+    out = estimate(
+        n_candidates,
+        n_rows,
+        loss0 if loss0 is not None else 1.0,
+        config.get("regularization") or 0.0,
+        config.get("max_depth"),
+        rule_list=algorithm.model_type == "rule_list",
+        has_lambda="regularization" in names,
+        has_depth="max_depth" in names,
+        binarization=binarization,
+    )
     out["n_features"] = n_candidates
     return out

@@ -44,14 +44,18 @@ MODEL_SCHEMA_VERSION = 1
 
 def to_json(model, vectors=()):
     """Return the model's JSON export: the model arrays and predicates plus test vectors."""
-    return {"schema": MODEL_SCHEMA, "version": MODEL_SCHEMA_VERSION, "model": model.to_dict(),
-            "test_vectors": list(vectors)}
+    return {
+        "schema": MODEL_SCHEMA,
+        "version": MODEL_SCHEMA_VERSION,
+        "model": model.to_dict(),
+        "test_vectors": list(vectors),
+    }
 
 
 # ---------------------------------------------------------------- Python
 
 
-_PY_HELPERS = '''
+_PY_HELPERS = """
 _MISSING = {"", "na", "n/a", "nan", "?", "null", "none", "-"}
 _TRUE = {"1", "1.0", "true", "yes", "y", "t"}
 
@@ -96,7 +100,7 @@ def _is_one(v):
     if x is not None:
         return x == 1.0
     return not _missing(v) and str(v).strip().lower() in _TRUE
-'''
+"""
 
 
 def python_condition(p):
@@ -128,18 +132,22 @@ def _python_tree(model, i, indent):
     if model.feature[i] == LEAF:
         return f"{pad}return {model.classes[model.prediction[i]]!r}\n"
     p = model.features[model.feature[i]]
-    return (f"{pad}if {python_condition(p)}:  # {predicates.text(p)}\n"
-            + _python_tree(model, model.right[i], indent + 1)
-            + f"{pad}else:\n"
-            + _python_tree(model, model.left[i], indent + 1))
+    return (
+        f"{pad}if {python_condition(p)}:  # {predicates.text(p)}\n"
+        + _python_tree(model, model.right[i], indent + 1)
+        + f"{pad}else:\n"
+        + _python_tree(model, model.left[i], indent + 1)
+    )
 
 
 def _python_rules(model):
     out = []
     for k, j in enumerate(model.antecedents):
         p = model.features[j]
-        out.append(f"    if {python_condition(p)}:  # {predicates.text(p)}\n"
-                   f"        return {model.classes[model.predictions[k]]!r}\n")
+        out.append(
+            f"    if {python_condition(p)}:  # {predicates.text(p)}\n"
+            f"        return {model.classes[model.predictions[k]]!r}\n"
+        )
     out.append(f"    return {model.classes[model.default]!r}\n")
     return "".join(out)
 
@@ -221,8 +229,10 @@ def _sql_tree(model, i, indent):
     if model.feature[i] == LEAF:
         return sql_literal(model.classes[model.prediction[i]])
     p = model.features[model.feature[i]]
-    return (f"CASE WHEN {sql_condition(p)}\n{pad}  THEN {_sql_tree(model, model.right[i], indent + 1)}\n"
-            f"{pad}  ELSE {_sql_tree(model, model.left[i], indent + 1)} END")
+    return (
+        f"CASE WHEN {sql_condition(p)}\n{pad}  THEN {_sql_tree(model, model.right[i], indent + 1)}\n"
+        f"{pad}  ELSE {_sql_tree(model, model.left[i], indent + 1)} END"
+    )
 
 
 def to_sql(model):

@@ -29,13 +29,18 @@ def summarize(features, ordered=None):
     if ordered is not None:
         picked = []
         for start, size in zip(ordered.offset.tolist(), ordered.size.tolist()):
-            picked += features[start:start + min(size, MAX_LISTED)]
+            picked += features[start : start + min(size, MAX_LISTED)]
             if size > MAX_LISTED:  # counted, not listed
                 column = features[start]["column"]
                 entry = by_column.get(column)
                 if entry is None:
-                    entry = by_column[column] = {"column": column, "count": 0, "thresholds": [], "values": [],
-                                                 "other": []}
+                    entry = by_column[column] = {
+                        "column": column,
+                        "count": 0,
+                        "thresholds": [],
+                        "values": [],
+                        "other": [],
+                    }
                 entry["count"] += size - MAX_LISTED
         features = picked
     for p in features:

@@ -110,8 +110,9 @@ def _score_rows(model, X):
 def _classification(model, problem):
     if not isinstance(model, Tree):
         y_pred = model.predict(problem)
-        return classification_metrics(problem.y, y_pred, len(model.classes), problem.sample_weight,
-                                      _score_rows(model, problem))
+        return classification_metrics(
+            problem.y, y_pred, len(model.classes), problem.sample_weight, _score_rows(model, problem)
+        )
     # A tree predicts (and scores) per leaf: every metric follows from the rows' class counts at each leaf,
     # one pass over the rows (``classification_metrics`` on per-row predictions gives the same).
     K, n_nodes = len(model.classes), model.n_nodes
@@ -155,20 +156,27 @@ def group_fairness(y, y_pred, group, weights=None):
         w = weights[at]
         total = w.sum()
         positives = w[y[at] == 1].sum()
-        groups.append({
-            "group": g, "n": int(at.sum()),
-            "positive_rate": float(w[y_pred[at] == 1].sum() / total) if total > 0 else None,
-            "true_positive_rate": (float(w[(y[at] == 1) & (y_pred[at] == 1)].sum() / positives) if positives > 0
-                                   else None),
-            "confusion_matrix": confusion_matrix(y[at], y_pred[at], 2, w).tolist(),
-        })
+        groups.append(
+            {
+                "group": g,
+                "n": int(at.sum()),
+                "positive_rate": float(w[y_pred[at] == 1].sum() / total) if total > 0 else None,
+                "true_positive_rate": (
+                    float(w[(y[at] == 1) & (y_pred[at] == 1)].sum() / positives) if positives > 0 else None
+                ),
+                "confusion_matrix": confusion_matrix(y[at], y_pred[at], 2, w).tolist(),
+            }
+        )
 
     def gap(key):
         a, b = groups[1][key], groups[0][key]
         return None if a is None or b is None else abs(a - b)
 
-    return {"groups": groups, "demographic_parity": gap("positive_rate"),
-            "equality_of_opportunity": gap("true_positive_rate")}
+    return {
+        "groups": groups,
+        "demographic_parity": gap("positive_rate"),
+        "equality_of_opportunity": gap("true_positive_rate"),
+    }
 
 
 def _with_fairness(out, model, problem):
@@ -194,8 +202,11 @@ def _policy(model, problem):
 
 
 # Metrics per model kind; survival and policy entries come with their solvers.
-EVALUATORS = {"classification": lambda m, p: _with_fairness(_classification(m, p), m, p), "survival": _survival,
-              "policy": _policy}
+EVALUATORS = {
+    "classification": lambda m, p: _with_fairness(_classification(m, p), m, p),
+    "survival": _survival,
+    "policy": _policy,
+}
 
 
 def evaluate(model, problem):

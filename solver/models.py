@@ -193,8 +193,16 @@ class Tree:
 
     def to_dict(self):
         """Return a JSON-able dict; ``Tree.from_dict`` inverts it."""
-        out = tree_dict(self.feature.tolist(), self.left.tolist(), self.right.tolist(), self.prediction.tolist(),
-                        self.counts.tolist(), self.classes, self.features, self.kind)
+        out = tree_dict(
+            self.feature.tolist(),
+            self.left.tolist(),
+            self.right.tolist(),
+            self.prediction.tolist(),
+            self.counts.tolist(),
+            self.classes,
+            self.features,
+            self.kind,
+        )
         if self.score is not None:
             out["score"] = self.score.tolist()
         if self.curves:

@@ -17,13 +17,13 @@ class Objective:
     """One objective. The loss is always minimised; ``metric`` names the score users read (higher is better)."""
 
     name: str
-    loss: str                       # the loss in words, as the compare page prints it
-    metric: str                     # the score users read, higher is better
-    algorithms: tuple               # which algorithms offer it (their ``objective`` choices)
-    roles: tuple = ("label",)       # the column roles it needs
-    multiclass: bool = False        # more than two classes allowed
-    additive: bool = False          # a sum of per-leaf losses (GOSDT's dynamic programming, Rashomon sets)
-    constrained: bool = False       # a constraint beside the loss (fairness δ)
+    loss: str  # the loss in words, as the compare page prints it
+    metric: str  # the score users read, higher is better
+    algorithms: tuple  # which algorithms offer it (their ``objective`` choices)
+    roles: tuple = ("label",)  # the column roles it needs
+    multiclass: bool = False  # more than two classes allowed
+    additive: bool = False  # a sum of per-leaf losses (GOSDT's dynamic programming, Rashomon sets)
+    constrained: bool = False  # a constraint beside the loss (fairness δ)
 
     def loss0(self, class_weights=None, params=None, survival=None):
         """Return ℓ₀, this objective's loss of the best one-leaf model (None when the data to know it is missing)."""
@@ -37,25 +37,47 @@ class Objective:
 # The objectives whose single-leaf loss ``solver.regularization.single_leaf_loss`` knows.
 LOSS0_OBJECTIVES = ("accuracy", "balanced_accuracy", "weighted_accuracy", "f1", "auc", "pauc", "ibs")
 
-OBJECTIVES = {o.name: o for o in (
-    Objective("accuracy", "misclassification rate", "accuracy",
-              ("gosdt", "streed", "osdt", "corels", "cart", "rashomon"), multiclass=True, additive=True),
-    Objective("balanced_accuracy", "1 − balanced accuracy", "balanced accuracy", ("gosdt", "rashomon"),
-              additive=True),
-    Objective("weighted_accuracy", "weighted misclassification", "weighted accuracy", ("gosdt", "rashomon"),
-              additive=True),
-    Objective("cost_sensitive", "misclassification cost", "− misclassification cost", ("streed",),
-              multiclass=True),
-    Objective("f1", "1 − F1", "F1 score", ("gosdt", "streed")),
-    Objective("auc", "1 − AUC", "AUC of the ROC convex hull", ("gosdt",)),
-    Objective("pauc", "1 − partial AUC", "partial AUC of the ROC convex hull", ("gosdt",)),
-    Objective("demographic_parity", "misclassification rate (demographic parity ≤ δ)", "accuracy", ("streed",),
-              roles=("label", "group"), constrained=True),
-    Objective("equality_of_opportunity", "misclassification rate (equality of opportunity ≤ δ)", "accuracy",
-              ("streed",), roles=("label", "group"), constrained=True),
-    Objective("policy", "− policy value", "policy value", ("streed",), roles=("treatment", "outcome")),
-    Objective("ibs", "integrated Brier score", "1 − integrated Brier score", ("osst",), roles=("time", "event")),
-)}
+OBJECTIVES = {
+    o.name: o
+    for o in (
+        Objective(
+            "accuracy",
+            "misclassification rate",
+            "accuracy",
+            ("gosdt", "streed", "osdt", "corels", "cart", "rashomon"),
+            multiclass=True,
+            additive=True,
+        ),
+        Objective(
+            "balanced_accuracy", "1 − balanced accuracy", "balanced accuracy", ("gosdt", "rashomon"), additive=True
+        ),
+        Objective(
+            "weighted_accuracy", "weighted misclassification", "weighted accuracy", ("gosdt", "rashomon"), additive=True
+        ),
+        Objective("cost_sensitive", "misclassification cost", "− misclassification cost", ("streed",), multiclass=True),
+        Objective("f1", "1 − F1", "F1 score", ("gosdt", "streed")),
+        Objective("auc", "1 − AUC", "AUC of the ROC convex hull", ("gosdt",)),
+        Objective("pauc", "1 − partial AUC", "partial AUC of the ROC convex hull", ("gosdt",)),
+        Objective(
+            "demographic_parity",
+            "misclassification rate (demographic parity ≤ δ)",
+            "accuracy",
+            ("streed",),
+            roles=("label", "group"),
+            constrained=True,
+        ),
+        Objective(
+            "equality_of_opportunity",
+            "misclassification rate (equality of opportunity ≤ δ)",
+            "accuracy",
+            ("streed",),
+            roles=("label", "group"),
+            constrained=True,
+        ),
+        Objective("policy", "− policy value", "policy value", ("streed",), roles=("treatment", "outcome")),
+        Objective("ibs", "integrated Brier score", "1 − integrated Brier score", ("osst",), roles=("time", "event")),
+    )
+}
 
 
 def get(name):

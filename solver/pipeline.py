@@ -117,8 +117,9 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
             try:
                 limit = (limits or api.Limits()).time_limit
                 deadline = None if limit is None else time.perf_counter() + api.POST_SEARCH_SECONDS
-                result.extras["test_votes"] = test_votes(result.extras, prepared.problem, prepared.test,
-                                                         prepared.roles, deadline, result.live.get("set"))
+                result.extras["test_votes"] = test_votes(
+                    result.extras, prepared.problem, prepared.test, prepared.roles, deadline, result.live.get("set")
+                )
             except (DataError, KeyError) as e:
                 result.extras["test_votes"] = {"error": str(e).strip("'\"")}
     return result
@@ -128,8 +129,11 @@ def score(model, prepared):
     """Return ``Result.holdout`` of ``model`` on the prepared test rows (a problem with them is reported, not raised)."""
     test = prepared.test
     try:
-        return {"description": prepared.description, "n_samples": test.n_rows,
-                "metrics": metrics.evaluate(model, problem_like(prepared.problem, test, prepared.roles, model))}
+        return {
+            "description": prepared.description,
+            "n_samples": test.n_rows,
+            "metrics": metrics.evaluate(model, problem_like(prepared.problem, test, prepared.roles, model)),
+        }
     except (DataError, KeyError) as e:
         return {"description": prepared.description, "n_samples": test.n_rows, "error": str(e).strip("'\"")}
 

@@ -205,8 +205,7 @@ def evaluate(p, table, _cache=None):
 def _text_codes(values):
     """Return ``(codes, texts)``: each row's index into the distinct values' texts (missing = "")."""
     index = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64,
-                        count=len(values))
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64, count=len(values))
     return codes, [as_text(v) for v in index]
 
 

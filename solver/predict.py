@@ -44,8 +44,9 @@ def check_names(model, names):
     lacking = [c for c in needed_columns(model) if c not in names]
     if lacking:
         listed = ", ".join(repr(c) for c in lacking)
-        raise DataError(f"The data lacks {len(lacking)} column{'s' if len(lacking) > 1 else ''} the model "
-                        f"needs: {listed}.")
+        raise DataError(
+            f"The data lacks {len(lacking)} column{'s' if len(lacking) > 1 else ''} the model needs: {listed}."
+        )
 
 
 def non_numbers(model, table):
@@ -139,7 +140,11 @@ def prediction_rows(model, table, id_column=None, first_row=1):
     X = model.binarize(table.columns)
     position = model.apply(X)
     outputs = model.predict(X)
-    header = ["row"] + ([id_column] if id_column else []) + ["prediction", "rule" if hasattr(model, "antecedents") else "leaf"]
+    header = (
+        ["row"]
+        + ([id_column] if id_column else [])
+        + ["prediction", "rule" if hasattr(model, "antecedents") else "leaf"]
+    )
     names = list(model.classes)
     columns = [np.arange(first_row, first_row + len(X))]
     if id_column:

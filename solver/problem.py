@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from solver.data.ordered import OrderedColumns
 
 
-
 @dataclass(frozen=True, eq=False)
 class Problem:
     """A binarized learning problem.
@@ -94,8 +93,15 @@ class Problem:
             shape = X.shape
         if len(self.features) != shape[1]:
             raise ValueError(f"{len(self.features)} feature predicates for {shape[1]} columns")
-        casts = {"y": np.int64, "sample_weight": np.float64, "time": np.float64, "event": bool,
-                 "group": np.int64, "treatment": np.int64, "outcome": np.float64}
+        casts = {
+            "y": np.int64,
+            "sample_weight": np.float64,
+            "time": np.float64,
+            "event": bool,
+            "group": np.int64,
+            "treatment": np.int64,
+            "outcome": np.float64,
+        }
         for name, dtype in casts.items():
             value = getattr(self, name)
             if value is not None:

@@ -22,7 +22,6 @@ from typing import Any, Callable
 DISPLAY_ORDER = ("corels", "gosdt", "rashomon", "osdt", "streed", "osst", "cart")
 
 
-
 TEXT_MAX = 200  # characters of a ``text`` parameter
 
 
@@ -106,9 +105,13 @@ class Param:
         }
 
 
-_KIND_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "choice": "a choice",
-               "text": f"a text of at most {TEXT_MAX} characters"}
-
+_KIND_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false",
+    "choice": "a choice",
+    "text": f"a text of at most {TEXT_MAX} characters",
+}
 
 
 def _to_text(value):

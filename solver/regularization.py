@@ -52,9 +52,16 @@ def single_leaf_loss(objective, class_weights=None, params=None, survival=None):
             return None
         root = kaplan_meier(event, time)
         estimates = group_estimates([(root.time, root.survival)], np.unique(time))
-        return float(integrated_brier_score(estimates, event, time, groups=np.zeros(len(time), dtype=np.int64),
-                                            ties=params.get("ipcw_ties", "osst"),
-                                            normalizer=params.get("time_normalizer", "range")))
+        return float(
+            integrated_brier_score(
+                estimates,
+                event,
+                time,
+                groups=np.zeros(len(time), dtype=np.int64),
+                ties=params.get("ipcw_ties", "osst"),
+                normalizer=params.get("time_normalizer", "range"),
+            )
+        )
     if objective == "auc":
         return 0.5
     if objective == "pauc":
@@ -128,7 +135,7 @@ def best_split_gain(problem, objective, params=None):
         X = problem.X
         ones = np.empty((X.shape[1], K))
         for start in range(0, X.shape[1], GAIN_BLOCK):  # in blocks: a float copy of all of X can take gigabytes
-            ones[start:start + GAIN_BLOCK] = X[:, start:start + GAIN_BLOCK].T.astype(np.float64) @ onehot
+            ones[start : start + GAIN_BLOCK] = X[:, start : start + GAIN_BLOCK].T.astype(np.float64) @ onehot
         zeros = total - ones
         loss = (ones.sum(axis=1) - ones.max(axis=1)) + (zeros.sum(axis=1) - zeros.max(axis=1))
         return max(0.0, float(loss0 - loss.min()))
@@ -183,13 +190,17 @@ def regularization_for(mode, target, n_rows, loss0):
         if target < 2:
             raise ValueError("At most 1 leaf is a single prediction; ask for at least 2 leaves.")
         lam = loss0 / (target - 1)
-        return lam, (f"λ = ℓ₀ / (L − 1) = {loss0:.6g} / {target - 1} = {lam:.6g}: an optimal model then has at most "
-                     f"{target} leaves (λ·H ≤ R* ≤ ℓ₀ + λ); often far fewer.")
+        return lam, (
+            f"λ = ℓ₀ / (L − 1) = {loss0:.6g} / {target - 1} = {lam:.6g}: an optimal model then has at most "
+            f"{target} leaves (λ·H ≤ R* ≤ ℓ₀ + λ); often far fewer."
+        )
     if mode == "min_rows":
         if not 1 <= target <= n_rows:
             raise ValueError(f"At least {target} rows per leaf is impossible with {n_rows} rows.")
         lam = target / n_rows
-        return lam, (f"λ = k / N = {target} / {n_rows} = {lam:.6g}: every rule of an optimal rule list captures at "
-                     f"least {target} rows, and any two sibling leaves of an optimal tree hold at least "
-                     f"{2 * target} rows together.")
+        return lam, (
+            f"λ = k / N = {target} / {n_rows} = {lam:.6g}: every rule of an optimal rule list captures at "
+            f"least {target} rows, and any two sibling leaves of an optimal tree hold at least "
+            f"{2 * target} rows together."
+        )
     raise ValueError(f"unknown mode {mode!r}")

@@ -83,7 +83,6 @@ def hull_area(up, un, count, limit):
     return area
 
 
-
 def pauc_ch(pos, neg, theta=1.0):
     """Return the raw area under the ROC convex hull over FPR ∈ [0, θ].
 

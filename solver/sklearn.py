@@ -105,8 +105,17 @@ class CARTClassifier(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "cart"
 
-    def __init__(self, *, max_depth=4, min_samples_leaf=1, criterion="gini", regularization=0.0,
-                 time_limit=None, node_limit=None, binarize=None):
+    def __init__(
+        self,
+        *,
+        max_depth=4,
+        min_samples_leaf=1,
+        criterion="gini",
+        regularization=0.0,
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.criterion = criterion
@@ -128,12 +137,29 @@ class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "corels"
 
-    def __init__(self, *, regularization=0.01, max_length=None, antecedents="mined", min_support=0.01,
-                 max_clauses=1, negations=True, policy="lower_bound", use_garbage_collection=True,
-                 use_hierarchical_bound=True, use_lookahead_bound=True, use_length_bound=True,
-                 use_minimum_support_bound=True, use_accurate_support_bound=True, use_equivalent_points_bound=True,
-                 use_permutation_map=True, use_captured_vector_map=True, time_limit=None, node_limit=None,
-                 binarize=None):
+    def __init__(
+        self,
+        *,
+        regularization=0.01,
+        max_length=None,
+        antecedents="mined",
+        min_support=0.01,
+        max_clauses=1,
+        negations=True,
+        policy="lower_bound",
+        use_garbage_collection=True,
+        use_hierarchical_bound=True,
+        use_lookahead_bound=True,
+        use_length_bound=True,
+        use_minimum_support_bound=True,
+        use_accurate_support_bound=True,
+        use_equivalent_points_bound=True,
+        use_permutation_map=True,
+        use_captured_vector_map=True,
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.regularization = regularization
         self.max_length = max_length
         self.antecedents = antecedents
@@ -188,10 +214,24 @@ class OSSTSurvivalTree(BaseEstimator):
 
     algorithm = "osst"
 
-    def __init__(self, *, regularization=0.01, max_depth=4, min_samples_leaf=7, time_normalizer="range",
-                 ipcw_ties="osst", use_lookahead_bound=True, use_equivalent_points_bound=True,
-                 use_incremental_progress_bound=True, use_subtree_bound=True, use_reference_bound=False,
-                 reference_model="class_km", time_limit=None, node_limit=None, binarize=None):
+    def __init__(
+        self,
+        *,
+        regularization=0.01,
+        max_depth=4,
+        min_samples_leaf=7,
+        time_normalizer="range",
+        ipcw_ties="osst",
+        use_lookahead_bound=True,
+        use_equivalent_points_bound=True,
+        use_incremental_progress_bound=True,
+        use_subtree_bound=True,
+        use_reference_bound=False,
+        reference_model="class_km",
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.regularization = regularization
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -220,8 +260,9 @@ class OSSTSurvivalTree(BaseEstimator):
         table.columns["__time__"], table.columns["__event__"] = time, event.astype(np.float64)
         problem = make_problem(table, Roles(time="__time__", event="__event__"), binarization(self))
         params = {p.name: getattr(self, p.name) for p in registry.get(self.algorithm).params}
-        self.result_ = solve(problem, self.algorithm, params, Limits(time_limit=self.time_limit,
-                                                                     node_limit=self.node_limit))
+        self.result_ = solve(
+            problem, self.algorithm, params, Limits(time_limit=self.time_limit, node_limit=self.node_limit)
+        )
         self.model_ = self.result_.model
         self.unique_times_ = np.unique(time)
         self.objective_ = self.result_.objective
@@ -246,7 +287,9 @@ class OSSTSurvivalTree(BaseEstimator):
         leaves = self.apply(X)
         curves = self.model_.curves
         if return_array:
-            table = {leaf: survival.step_values(c["time"], c["survival"], self.unique_times_) for leaf, c in curves.items()}
+            table = {
+                leaf: survival.step_values(c["time"], c["survival"], self.unique_times_) for leaf, c in curves.items()
+            }
             return np.array([table[leaf] for leaf in leaves]).reshape(len(leaves), len(self.unique_times_))
         steps = {leaf: survival.StepCurve(c["time"], c["survival"]) for leaf, c in curves.items()}
         return np.array([steps[leaf] for leaf in leaves], dtype=object)
@@ -268,8 +311,18 @@ class OSSTSurvivalTree(BaseEstimator):
         event, time = survival.split_survival_y(y)
         Xb = self._binary(X)
         train_event, train_time = self._train
-        return tree_metrics(self.model_, Xb, event, time, train_event=train_event, train_time=train_time,
-                            ties=self.ipcw_ties, normalizer=self.time_normalizer)
+        return tree_metrics(
+            self.model_,
+            Xb,
+            event,
+            time,
+            train_event=train_event,
+            train_time=train_time,
+            ties=self.ipcw_ties,
+            normalizer=self.time_normalizer,
+        )
+
+
 class OSDTClassifier(SolverClassifierMixin, BaseEstimator):
     """OSDT: the provably optimal tree for misclassification + λ × leaves, by branch and bound over leaf sets.
 
@@ -281,12 +334,29 @@ class OSDTClassifier(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "osdt"
 
-    def __init__(self, *, regularization=0.01, max_depth=None, policy="curiosity", warm_start=True,
-                 feature_order="gini", prune_when_queued=True, use_hierarchical_bound=True,
-                 use_lookahead_bound=True, use_equivalent_points_bound=True, use_support_bound=True,
-                 use_incremental_accuracy_bound=True, use_leaf_accuracy_bound=True, use_leaf_count_bound=True,
-                 use_prefix_leaf_count_bound=True, use_permutation_map=True, use_similar_support=False,
-                 time_limit=None, node_limit=None, binarize=None):
+    def __init__(
+        self,
+        *,
+        regularization=0.01,
+        max_depth=None,
+        policy="curiosity",
+        warm_start=True,
+        feature_order="gini",
+        prune_when_queued=True,
+        use_hierarchical_bound=True,
+        use_lookahead_bound=True,
+        use_equivalent_points_bound=True,
+        use_support_bound=True,
+        use_incremental_accuracy_bound=True,
+        use_leaf_accuracy_bound=True,
+        use_leaf_count_bound=True,
+        use_prefix_leaf_count_bound=True,
+        use_permutation_map=True,
+        use_similar_support=False,
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.regularization = regularization
         self.max_depth = max_depth
         self.policy = policy
@@ -324,11 +394,27 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "gosdt"
 
-    def __init__(self, *, objective="accuracy", regularization=0.01, max_depth=None, cost_weight=1.0,
-                 pauc_theta=0.1, use_hierarchical_bound=True, use_lookahead_bound=True,
-                 use_incremental_progress_bound=True, use_progress_lower_bound=True, use_equivalent_points_bound=True,
-                 use_leaf_permutation_bound=True, use_leaf_count_bound=True, use_similar_support_bound=True,
-                 threshold_search="auto", time_limit=None, node_limit=None, binarize=None):
+    def __init__(
+        self,
+        *,
+        objective="accuracy",
+        regularization=0.01,
+        max_depth=None,
+        cost_weight=1.0,
+        pauc_theta=0.1,
+        use_hierarchical_bound=True,
+        use_lookahead_bound=True,
+        use_incremental_progress_bound=True,
+        use_progress_lower_bound=True,
+        use_equivalent_points_bound=True,
+        use_leaf_permutation_bound=True,
+        use_leaf_count_bound=True,
+        use_similar_support_bound=True,
+        threshold_search="auto",
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.objective = objective
         self.regularization = regularization
         self.max_depth = max_depth
@@ -384,12 +470,29 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "streed"
 
-    def __init__(self, *, objective="accuracy", max_depth=3, max_nodes=None, min_samples_leaf=1, delta=0.01,
-                 misclassification_costs=None, teacher="doubly_robust", capacity=None, reference_treatment=None,
-                 use_depth_two_solver=True,
-                 use_upper_bound=True, use_lower_bound=True, use_similarity_lower_bound=True, use_dataset_caching=True,
-                 use_branch_caching=False, threshold_search="auto", time_limit=None, node_limit=None,
-                 binarize=None):
+    def __init__(
+        self,
+        *,
+        objective="accuracy",
+        max_depth=3,
+        max_nodes=None,
+        min_samples_leaf=1,
+        delta=0.01,
+        misclassification_costs=None,
+        teacher="doubly_robust",
+        capacity=None,
+        reference_treatment=None,
+        use_depth_two_solver=True,
+        use_upper_bound=True,
+        use_lower_bound=True,
+        use_similarity_lower_bound=True,
+        use_dataset_caching=True,
+        use_branch_caching=False,
+        threshold_search="auto",
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.objective = objective
         self.max_depth = max_depth
         self.max_nodes = max_nodes
@@ -465,8 +568,11 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
 def policy_params():
     """Return the names of STreeD's parameters that apply to policy trees (all but ``objective`` and other tasks')."""
     config = {"objective": "policy"}
-    return [p.name for p in registry.get("streed").params
-            if p.name != "objective" and all(config.get(k, v[0]) in v for k, v in p.visible_when.items())]
+    return [
+        p.name
+        for p in registry.get("streed").params
+        if p.name != "objective" and all(config.get(k, v[0]) in v for k, v in p.visible_when.items())
+    ]
 
 
 class STreeDPolicyTree(BaseEstimator):
@@ -480,10 +586,26 @@ class STreeDPolicyTree(BaseEstimator):
 
     algorithm = "streed"
 
-    def __init__(self, *, max_depth=3, max_nodes=None, min_samples_leaf=1, teacher="doubly_robust", capacity=None,
-                 reference_treatment=None, use_depth_two_solver=True, use_upper_bound=True, use_lower_bound=True,
-                 use_similarity_lower_bound=True, use_dataset_caching=True, use_branch_caching=False,
-                 threshold_search="auto", time_limit=None, node_limit=None, binarize=None):
+    def __init__(
+        self,
+        *,
+        max_depth=3,
+        max_nodes=None,
+        min_samples_leaf=1,
+        teacher="doubly_robust",
+        capacity=None,
+        reference_treatment=None,
+        use_depth_two_solver=True,
+        use_upper_bound=True,
+        use_lower_bound=True,
+        use_similarity_lower_bound=True,
+        use_dataset_caching=True,
+        use_branch_caching=False,
+        threshold_search="auto",
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.min_samples_leaf = min_samples_leaf
@@ -545,10 +667,25 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
 
     algorithm = "rashomon"
 
-    def __init__(self, *, objective="accuracy", regularization=0.01, max_depth=None, epsilon=0.05,
-                 additive_epsilon=None, objective_bound=None, cost_weight=1.0, ignore_trivial_extensions=True,
-                 use_hierarchical_bound=True, use_lookahead_bound=True, use_equivalent_points_bound=True,
-                 use_leaf_permutation_bound=True, time_limit=None, node_limit=None, binarize=None):
+    def __init__(
+        self,
+        *,
+        objective="accuracy",
+        regularization=0.01,
+        max_depth=None,
+        epsilon=0.05,
+        additive_epsilon=None,
+        objective_bound=None,
+        cost_weight=1.0,
+        ignore_trivial_extensions=True,
+        use_hierarchical_bound=True,
+        use_lookahead_bound=True,
+        use_equivalent_points_bound=True,
+        use_leaf_permutation_bound=True,
+        time_limit=None,
+        node_limit=None,
+        binarize=None,
+    ):
         self.objective = objective
         self.regularization = regularization
         self.max_depth = max_depth
@@ -575,8 +712,9 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
         if self.set_ is None and extras.get("graph"):
             self.set_ = load(extras["graph"])
         if self.set_ is None:
-            raise ValueError("No part of the Rashomon set was proved within the limits (GOSDT's optimum first); "
-                             "raise time_limit.")
+            raise ValueError(
+                "No part of the Rashomon set was proved within the limits (GOSDT's optimum first); raise time_limit."
+            )
         self.count_ = extras["count"]
         return self
 

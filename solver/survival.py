@@ -75,8 +75,10 @@ def split_survival_y(y):
     y = np.asarray(y)
     names = y.dtype.names
     if names is None or len(names) != 2:
-        raise ValueError("y must be a structured array with an event field and a time field; build it with "
-                         "solver.survival.survival_y(event, time)")
+        raise ValueError(
+            "y must be a structured array with an event field and a time field; build it with "
+            "solver.survival.survival_y(event, time)"
+        )
     event, time = y[names[0]], y[names[1]]
     if event.dtype != bool:
         raise ValueError(f"the first field of y ({names[0]!r}) must be boolean (the event indicator)")
@@ -358,14 +360,20 @@ def equivalent_losses(data, class_of):
     e : array of float64, shape (N,)
         Sums over any union of whole classes give ``Σ_u ℰ_u`` (Lemma 2.5).
     """
-    return _per_class(data, class_of, lambda members: _class_equivalent_loss(
-        members, len(members), data.kappa, data.event, data.inv_g, data.grid))
+    return _per_class(
+        data,
+        class_of,
+        lambda members: _class_equivalent_loss(members, len(members), data.kappa, data.event, data.inv_g, data.grid),
+    )
 
 
 def class_km_losses(data, class_of):
     """Return each sample's share of the IBS of its own class's KM curve (a reference model, Eq. 12)."""
-    return _per_class(data, class_of, lambda members: sorted_loss(
-        members, len(members), data.kappa, data.event, data.inv_g, data.prefix, data.grid))
+    return _per_class(
+        data,
+        class_of,
+        lambda members: sorted_loss(members, len(members), data.kappa, data.event, data.inv_g, data.prefix, data.grid),
+    )
 
 
 def _per_class(data, class_of, loss_of):
@@ -398,7 +406,7 @@ def per_sample_losses(data, estimates):
     control = k < data.kappa[:, None]
     case = (~control) & (data.event[:, None] == 1)
     terms = np.where(control, (1 - S) ** 2 * data.inv_g[None, :-1], 0.0)
-    terms += np.where(case, S ** 2 * data.inv_g[data.kappa][:, None], 0.0)
+    terms += np.where(case, S**2 * data.inv_g[data.kappa][:, None], 0.0)
     return (terms * width[None, :]).sum(axis=1) * data.scale
 
 

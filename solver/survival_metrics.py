@@ -78,12 +78,13 @@ def brier_scores(estimates, event, time, *, groups=None, train_event=None, train
     cases = deaths.cumsum(axis=1)
     controls = seen[:, ::-1].cumsum(axis=1)[:, ::-1] - seen  # #{y > T_k}
     S = estimates
-    scores = (S ** 2 * cases + (1 - S) ** 2 * controls * inv_grid[None, :]).sum(axis=0) / len(time)
+    scores = (S**2 * cases + (1 - S) ** 2 * controls * inv_grid[None, :]).sum(axis=0) / len(time)
     return grid, scores
 
 
-def integrated_brier_score(estimates, event, time, *, groups=None, train_event=None, train_time=None,
-                           ties="osst", normalizer="range"):
+def integrated_brier_score(
+    estimates, event, time, *, groups=None, train_event=None, train_time=None, ties="osst", normalizer="range"
+):
     """Return the IPCW integrated Brier score of curve predictions (Eqs. 1-2).
 
     The grid is the unique evaluation times; the integral is the exact left
@@ -91,8 +92,9 @@ def integrated_brier_score(estimates, event, time, *, groups=None, train_event=N
     Ĝ comes from the training sample (the evaluation sample when omitted).
     Parameters as ``brier_scores``, plus ``normalizer`` (see ``solver.survival``).
     """
-    grid, scores = brier_scores(estimates, event, time, groups=groups, train_event=train_event,
-                                train_time=train_time, ties=ties)
+    grid, scores = brier_scores(
+        estimates, event, time, groups=groups, train_event=train_event, train_time=train_time, ties=ties
+    )
     if len(grid) < 2:
         return 0.0
     return float((scores[:-1] * np.diff(grid)).sum()) / normalizer_value(grid, normalizer)
@@ -134,8 +136,9 @@ def _concordance(est, groups, kappa, event, weight, tol):
     return num, den
 
 
-def concordance_index(estimates, event, time, *, groups=None, ipcw=False, train_event=None, train_time=None,
-                      ties="osst", tol=1e-8):
+def concordance_index(
+    estimates, event, time, *, groups=None, ipcw=False, train_event=None, train_time=None, ties="osst", tol=1e-8
+):
     """Return Harrell's C (Eq. 43) or, with ``ipcw``, Uno's C (Eq. 44) of curve predictions.
 
     A pair ``(i, j)`` is comparable when ``i`` died and ``y_i < y_j``; both
@@ -165,8 +168,9 @@ def concordance_index(estimates, event, time, *, groups=None, ipcw=False, train_
         train_event = event if train_event is None else np.asarray(train_event, dtype=bool)
         train_time = time if train_time is None else np.asarray(train_time, dtype=np.float64)
         weight = inverse(censoring_survival(train_event, train_time, time, ties)) ** 2
-    num, den = _concordance(np.ascontiguousarray(estimates), groups, kappa.astype(np.int64),
-                            event.astype(np.int64), weight, tol)
+    num, den = _concordance(
+        np.ascontiguousarray(estimates), groups, kappa.astype(np.int64), event.astype(np.int64), weight, tol
+    )
     return None if den == 0 else float(num / den)
 
 
@@ -219,8 +223,9 @@ def tree_metrics(model, X, event, time, *, train_event=None, train_time=None, ti
     root_estimates = group_estimates([(root.time, root.survival)], grid)
     weights = {"train_event": train_event, "train_time": train_time, "ties": ties}
     ibs = integrated_brier_score(estimates, event, time, groups=groups, normalizer=normalizer, **weights)
-    root_ibs = integrated_brier_score(root_estimates, event, time, groups=np.zeros(len(time), dtype=np.int64),
-                                      normalizer=normalizer, **weights)
+    root_ibs = integrated_brier_score(
+        root_estimates, event, time, groups=np.zeros(len(time), dtype=np.int64), normalizer=normalizer, **weights
+    )
     return {
         "n_samples": int(len(time)),
         "events": int(event.sum()),

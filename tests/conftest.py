@@ -18,8 +18,10 @@ def require_real_services():
     engine = settings.DATABASES["default"]["ENGINE"]
     broker = settings.CELERY_BROKER_URL
     if "postgresql" not in engine or not broker.startswith("redis://"):
-        pytest.fail("this test needs PostgreSQL and Redis: run it through scripts/test "
-                    f"(DATABASE_URL and REDIS_URL set); got {engine} and {broker}")
+        pytest.fail(
+            "this test needs PostgreSQL and Redis: run it through scripts/test "
+            f"(DATABASE_URL and REDIS_URL set); got {engine} and {broker}"
+        )
 
 
 def purge_queue():
@@ -50,10 +52,27 @@ class WorkerProcess:
         env = worker_env()
         env.update(extra_env or {})
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO", "-Q",
-             ",".join(settings.CORELSWEB_QUEUES), f"--concurrency={concurrency}", "-n", f"{name}@%h",
-             "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "corelsweb",
+                "worker",
+                "--loglevel=INFO",
+                "-Q",
+                ",".join(settings.CORELSWEB_QUEUES),
+                f"--concurrency={concurrency}",
+                "-n",
+                f"{name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log_path.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def wait_ready(self, timeout=90):
@@ -90,9 +109,14 @@ class ControlProcess:
         self.log_path = ARTIFACTS / f"control-{name}.log"
         env = worker_env()
         env.update(extra_env or {})
-        self.process = subprocess.Popen([sys.executable, "-m", "django", "control", f"--interval={interval}"],
-                                        cwd=ROOT, env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "django", "control", f"--interval={interval}"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log_path.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def passes(self):
         """Return how many reconcile passes this process has made (it logs each)."""

@@ -15,8 +15,16 @@ def make_run(owner, dataset=None, status=Run.Status.QUEUED, algorithm="cart", pa
 
     dataset = dataset or make_dataset(owner)
     params = registry.get(algorithm).clean(params or {})
-    return Run.objects.create(owner=owner, dataset=dataset, algorithm=algorithm, params=params,
-                              limits={"time_limit": 30}, roles=dict(dataset.roles), status=status, **fields)
+    return Run.objects.create(
+        owner=owner,
+        dataset=dataset,
+        algorithm=algorithm,
+        params=params,
+        limits={"time_limit": 30},
+        roles=dict(dataset.roles),
+        status=status,
+        **fields,
+    )
 
 
 def make_finished_run(owner, dataset=None, algorithm="cart", params=None):

@@ -68,7 +68,9 @@ def best_additive(X, leaf_cost, depth=3, rows=None, used=()):
 
 def misclassification_leaf_cost(y, weights, lam, n_classes=2):
     """Return ``leaf_cost(rows)``: weighted minority mass + λ (accuracy-style objectives)."""
+
     def cost(rows):
         mass = np.bincount(y[rows], weights=weights[rows], minlength=n_classes)
         return mass.sum() - mass.max() + lam
+
     return cost

@@ -10,8 +10,14 @@ import pytest
 from conftest import shared_dataset
 from solver import registry, sklearn
 
-ESTIMATORS = {"cart": sklearn.CARTClassifier, "corels": sklearn.CorelsClassifier, "osdt": sklearn.OSDTClassifier,
-              "gosdt": sklearn.GOSDTClassifier, "streed": sklearn.STreeDClassifier, "osst": sklearn.OSSTSurvivalTree}
+ESTIMATORS = {
+    "cart": sklearn.CARTClassifier,
+    "corels": sklearn.CorelsClassifier,
+    "osdt": sklearn.OSDTClassifier,
+    "gosdt": sklearn.GOSDTClassifier,
+    "streed": sklearn.STreeDClassifier,
+    "osst": sklearn.OSSTSurvivalTree,
+}
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
@@ -26,8 +32,23 @@ def test_cli_and_estimator_find_the_same_streed_optimum_on_compas(tmp_path):
     # compas-gosdt.csv, depth 3: the CLI's tree made 2,171 errors and STreeDClassifier's 2,187 (quantile:16).
     path = shared_dataset("compas-gosdt.csv")
     out = tmp_path / "result.json"
-    subprocess.run([sys.executable, "-m", "solver", "fit", str(path), "--algorithm", "streed", "--param", "max_depth=3",
-                    "--out", str(out), "--quiet"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solver",
+            "fit",
+            str(path),
+            "--algorithm",
+            "streed",
+            "--param",
+            "max_depth=3",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        check=True,
+    )
     cli = json.loads(out.read_text())
     frame = pd.read_csv(path)
     X, y = frame.iloc[:, :-1], frame.iloc[:, -1].to_numpy()

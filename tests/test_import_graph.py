@@ -39,7 +39,7 @@ def find_cycle(graph):
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == "open":
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         state[node] = "done"

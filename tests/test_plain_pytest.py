@@ -14,11 +14,27 @@ def test_plain_pytest_from_the_root_renders_pages(settings):
     # Its own test database beside ours (the name pytest-django derives would be the one this run uses).
     db = settings.DATABASES["default"]
     if "postgresql" in db["ENGINE"]:
-        env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME'].removeprefix('test_')}_plain"
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME'].removeprefix('test_')}_plain"
+        )
     # One security test that renders a page (base.html links the favicon through {% static %}).
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-m", "security", "-q", "-p", "no:cacheprovider",
-         "tests/web/test_limits.py::test_the_storage_quota_holds"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-m",
+            "security",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/web/test_limits.py::test_the_storage_quota_holds",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout

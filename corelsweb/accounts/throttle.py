@@ -32,8 +32,12 @@ def cooloff(request=None):
 def address_locked(request):
     """Return True when the client's address has failed too often, over all usernames, within the window."""
     since = timezone.now() - cooloff()
-    failures = AccessAttempt.objects.filter(ip_address=client_ip(request), attempt_time__gte=since).aggregate(
-        n=Sum("failures_since_start"))["n"] or 0
+    failures = (
+        AccessAttempt.objects.filter(ip_address=client_ip(request), attempt_time__gte=since).aggregate(
+            n=Sum("failures_since_start")
+        )["n"]
+        or 0
+    )
     return failures >= settings.CORELSWEB_LOGIN_FAILURES_PER_ADDRESS
 
 
@@ -41,7 +45,6 @@ def locked_out(request, response=None, credentials=None):
     """The sign-in page saying to wait, with 429 and Retry-After (axes' lockout response, and ours)."""
     from django.contrib.auth.forms import AuthenticationForm
 
-    page = render(request, "registration/login.html", {"form": AuthenticationForm(request), "locked": True},
-                  status=429)
+    page = render(request, "registration/login.html", {"form": AuthenticationForm(request), "locked": True}, status=429)
     page["Retry-After"] = str(settings.CORELSWEB_LOGIN_WINDOW_SECONDS)
     return page

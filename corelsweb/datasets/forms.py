@@ -47,8 +47,12 @@ class PredictForm(UploadForm):
     """A new raw table to apply a fitted model to."""
 
     name = None
-    id_column = forms.CharField(max_length=200, required=False, label="Identifier column",
-                                help_text="Optional: a column of the file copied into every prediction row.")
+    id_column = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Identifier column",
+        help_text="Optional: a column of the file copied into every prediction row.",
+    )
 
 
 class SampleForm(forms.Form):
@@ -60,7 +64,9 @@ class RolesForm(forms.Form):
 
     label = forms.ChoiceField(required=False)  # help texts of every role come from solver.roles
     positive_class = forms.CharField(
-        required=False, max_length=200, help_text="Label value counted as positive (two classes); empty = the larger value."
+        required=False,
+        max_length=200,
+        help_text="Label value counted as positive (two classes); empty = the larger value.",
     )
     weight = forms.ChoiceField(required=False, help_text=BY_NAME["weight"].help)
     time = forms.ChoiceField(required=False, help_text=BY_NAME["time"].help)
@@ -68,11 +74,17 @@ class RolesForm(forms.Form):
     group = forms.ChoiceField(required=False, help_text=BY_NAME["group"].help)
     treatment = forms.ChoiceField(required=False, help_text=BY_NAME["treatment"].help)
     outcome = forms.ChoiceField(required=False, help_text=BY_NAME["outcome"].help)
-    ignore = forms.MultipleChoiceField(required=False, widget=forms.SelectMultiple(attrs={"size": 6}),
-                                       help_text="Columns left out of the features.")
-    max_categories = forms.IntegerField(min_value=1, max_value=200, initial=MAX_CATEGORIES, required=False,
-                                        label="Most categories per column",
-                                        help_text="Rarer values of a text column are grouped as 'other'.")
+    ignore = forms.MultipleChoiceField(
+        required=False, widget=forms.SelectMultiple(attrs={"size": 6}), help_text="Columns left out of the features."
+    )
+    max_categories = forms.IntegerField(
+        min_value=1,
+        max_value=200,
+        initial=MAX_CATEGORIES,
+        required=False,
+        label="Most categories per column",
+        help_text="Rarer values of a text column are grouped as 'other'.",
+    )
     binarization = forms.ChoiceField(choices=BINARIZATION_CHOICES, required=False)
 
     def __init__(self, dataset, *args, **kwargs):
@@ -87,23 +99,35 @@ class RolesForm(forms.Form):
             name = column["name"]
             if column["missing"]:
                 self.fields[f"missing_{i}"] = forms.ChoiceField(
-                    choices=POLICY_CHOICES, initial=roles.get("missing", {}).get(name, "feature"), required=False,
-                    label=f"Missing values of {name}")
+                    choices=POLICY_CHOICES,
+                    initial=roles.get("missing", {}).get(name, "feature"),
+                    required=False,
+                    label=f"Missing values of {name}",
+                )
             self.fields[f"cost_{i}"] = forms.FloatField(
-                min_value=0, required=False, initial=roles.get("feature_cost", {}).get(name),
-                label=f"Cost of {name}", widget=forms.NumberInput(attrs={"step": "any", "placeholder": "1"}))
+                min_value=0,
+                required=False,
+                initial=roles.get("feature_cost", {}).get(name),
+                label=f"Cost of {name}",
+                widget=forms.NumberInput(attrs={"step": "any", "placeholder": "1"}),
+            )
             if orderable(column):
                 order = roles.get("ordered", {}).get(name)
                 self.fields[f"order_{i}"] = forms.CharField(
-                    required=False, max_length=4000, initial=" < ".join(order) if order else "",
+                    required=False,
+                    max_length=4000,
+                    initial=" < ".join(order) if order else "",
                     label=f"Order of {name}",
-                    widget=forms.TextInput(attrs={"placeholder": " < ".join(sorted(column.get("counts", {}))[:3])}))
+                    widget=forms.TextInput(attrs={"placeholder": " < ".join(sorted(column.get("counts", {}))[:3])}),
+                )
 
     def column_rows(self):
         """Return ``[(column, missing field, cost field, order field), ...]`` for the columns table."""
         rows = []
         for i, column in enumerate(self.dataset.columns):
-            fields = [self[f"{kind}_{i}"] if f"{kind}_{i}" in self.fields else None for kind in ("missing", "cost", "order")]
+            fields = [
+                self[f"{kind}_{i}"] if f"{kind}_{i}" in self.fields else None for kind in ("missing", "cost", "order")
+            ]
             rows.append((column, *fields))
         return rows
 

@@ -25,8 +25,11 @@ MAX_LABEL_CLASSES = 50
 
 
 def read_limits():
-    return ReadLimits(max_rows=settings.CORELSWEB_MAX_ROWS, max_columns=settings.CORELSWEB_MAX_COLUMNS,
-                      max_cell_chars=settings.CORELSWEB_MAX_CELL_CHARS)
+    return ReadLimits(
+        max_rows=settings.CORELSWEB_MAX_ROWS,
+        max_columns=settings.CORELSWEB_MAX_COLUMNS,
+        max_cell_chars=settings.CORELSWEB_MAX_CELL_CHARS,
+    )
 
 
 def get_dataset_for_user(request, pk):
@@ -88,8 +91,12 @@ def create_dataset(owner, name, uploaded, original_filename="", roles=None, sour
         Read chunk by chunk; a large upload is never held in memory.
     """
     uploaded = ContentFile(uploaded) if isinstance(uploaded, (bytes, bytearray)) else uploaded
-    dataset = Dataset(owner=owner, name=(name or original_filename or "dataset")[:200],
-                      original_filename=original_filename[:255], source=source)
+    dataset = Dataset(
+        owner=owner,
+        name=(name or original_filename or "dataset")[:200],
+        original_filename=original_filename[:255],
+        source=source,
+    )
     dataset.file_format = "parquet" if _starts_with(uploaded, b"PAR1") else "csv"
     dataset.file.save("upload", uploaded, save=False)
     try:
@@ -127,8 +134,14 @@ def fill_from_profile(dataset, profile):
 def add_sample(owner, key):
     """Copy the shipped sample ``key`` into ``owner``'s datasets."""
     sample = SAMPLES[key]
-    return create_dataset(owner, sample.name, ContentFile(sample.read_bytes()), sample.filename or f"{key}.csv",
-                          dict(sample.roles), sample.source)
+    return create_dataset(
+        owner,
+        sample.name,
+        ContentFile(sample.read_bytes()),
+        sample.filename or f"{key}.csv",
+        dict(sample.roles),
+        sample.source,
+    )
 
 
 def load_table(dataset):
@@ -183,15 +196,18 @@ def check_roles(dataset, roles):
 
 def algorithm_problems(dataset, algorithm, config):
     """Return plain sentences on what stops ``algorithm`` from running on ``dataset`` (empty if nothing)."""
-    lacking = missing_sentence(algorithm, config, {k for k, v in dataset.roles.items() if v},
-                                     "set it on the dataset page first")
+    lacking = missing_sentence(
+        algorithm, config, {k for k, v in dataset.roles.items() if v}, "set it on the dataset page first"
+    )
     if lacking:
         return [lacking]
     label = dataset.column(dataset.label_column)
     needs_label = "label" in algorithm.required_roles(config)
     if needs_label and label and label["distinct"] > 2 and not algorithm.allows_multiclass(config):
-        return [f"{algorithm.title} with these settings handles two classes; the label "
-                f"{dataset.label_column!r} has {label['distinct']}. Choose another label or algorithm."]
+        return [
+            f"{algorithm.title} with these settings handles two classes; the label "
+            f"{dataset.label_column!r} has {label['distinct']}. Choose another label or algorithm."
+        ]
     if parse_method(algorithm.binarization_for(dataset.binarization)).name == "gbdt" and not dataset.label_column:
         return ["The boosted binarization needs a class label; choose exact or quantile thresholds."]
     return []
@@ -256,13 +272,17 @@ def model_columns(run):
 def check_upload_allowed(user, size):
     """Raise ``DataError`` when the user uploads too often or would pass their storage quota."""
     if hit(f"upload:{user.pk}", settings.CORELSWEB_UPLOADS_PER_HOUR, 3600):
-        raise DataError(f"You have uploaded {settings.CORELSWEB_UPLOADS_PER_HOUR} files in the last hour; "
-                        "wait a while before uploading more.")
+        raise DataError(
+            f"You have uploaded {settings.CORELSWEB_UPLOADS_PER_HOUR} files in the last hour; "
+            "wait a while before uploading more."
+        )
     used = user.datasets.aggregate(total=Sum("size_bytes"))["total"] or 0
     quota = settings.CORELSWEB_MAX_STORAGE_BYTES
     if used + (size or 0) > quota:
-        raise DataError(f"Your datasets use {used / 2**20:.1f} MB of your {quota / 2**20:.0f} MB; delete some "
-                        "before uploading more.")
+        raise DataError(
+            f"Your datasets use {used / 2**20:.1f} MB of your {quota / 2**20:.0f} MB; delete some "
+            "before uploading more."
+        )
 
 
 def roles_allow(dataset, algorithm):
@@ -297,5 +317,9 @@ def survival_summary(dataset):
     counts = event.get("counts") or {}
     total = sum(counts.values())
     events = counts.get("1", 0)
-    return {"events": events, "event_rate": events / total if total else None,
-            "time_min": time.get("minimum"), "time_max": time.get("maximum")}
+    return {
+        "events": events,
+        "event_rate": events / total if total else None,
+        "time_min": time.get("minimum"),
+        "time_max": time.get("maximum"),
+    }

@@ -30,9 +30,7 @@ class LimitedUploadHandler(TemporaryFileUploadHandler):
         self.received = 0
         if content_length and content_length > limit + ENVELOPE_BYTES:
             # The request announces more than we accept: refuse before reading the file.
-            self.request.upload_refused = (
-                f"The file is {size_words(content_length)}; the limit is {size_words(limit)}."
-            )
+            self.request.upload_refused = f"The file is {size_words(content_length)}; the limit is {size_words(limit)}."
         return None
 
     def new_file(self, *args, **kwargs):

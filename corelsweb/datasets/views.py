@@ -26,8 +26,9 @@ def upload_refused(request):
 @login_required
 def upload(request):
     posted = request.method == "POST"
-    form = UploadForm(request.POST if posted else None, request.FILES if posted else None,
-                      refused=upload_refused(request))
+    form = UploadForm(
+        request.POST if posted else None, request.FILES if posted else None, refused=upload_refused(request)
+    )
     if request.method == "POST" and form.is_valid():
         uploaded = form.cleaned_data["file"]
         try:
@@ -99,14 +100,19 @@ def predict(request, pk):
         messages.error(request, "This run has no model yet.")
         return redirect(run)
     posted = request.method == "POST"
-    form = PredictForm(request.POST if posted else None, request.FILES if posted else None,
-                       refused=upload_refused(request))
+    form = PredictForm(
+        request.POST if posted else None, request.FILES if posted else None, refused=upload_refused(request)
+    )
     if request.method == "POST" and form.is_valid():
         # Predictions go to a temporary file first, so that a bad row is a clear error page, not half a download.
         out = tempfile.TemporaryFile("w+b")
         try:
-            warnings = services.write_predictions(model_from_dict(run.result["model"]), form.cleaned_data["file"],
-                                                  out, form.cleaned_data["id_column"] or None)
+            warnings = services.write_predictions(
+                model_from_dict(run.result["model"]),
+                form.cleaned_data["file"],
+                out,
+                form.cleaned_data["id_column"] or None,
+            )
         except DataError as e:
             out.close()
             form.add_error("file", str(e))
@@ -114,7 +120,8 @@ def predict(request, pk):
             for warning in warnings:
                 messages.warning(request, warning)
             out.seek(0)
-            return FileResponse(out, as_attachment=True, filename=f"run-{run.pk}-predictions.csv",
-                                content_type="text/csv")
+            return FileResponse(
+                out, as_attachment=True, filename=f"run-{run.pk}-predictions.csv", content_type="text/csv"
+            )
     ctx = {"run": run, "form": form, "columns": services.model_columns(run)}
     return render(request, "datasets/predict.html", ctx, status=400 if form.errors else 200)

@@ -17,8 +17,14 @@ from corelsweb.figures.survival import brier_figure, composition_figure, km_figu
 from corelsweb.figures.trace import bound_trace_figure, search_size_figure
 from corelsweb.figures.tree import tree_figure
 
-__all__ = ["bound_trace_figure", "confusion_figure", "model_figure", "panels_for_result", "search_size_figure",
-           "tree_figure"]
+__all__ = [
+    "bound_trace_figure",
+    "confusion_figure",
+    "model_figure",
+    "panels_for_result",
+    "search_size_figure",
+    "tree_figure",
+]
 
 
 def panel(id, title, figure, note="", wide=False):
@@ -37,8 +43,13 @@ def confusion_panels(result):
     metrics = result.get("metrics") or {}
     if not metrics.get("confusion_matrix"):
         return []
-    return [panel("confusion", "Confusion matrix (training)",
-                  confusion_figure(metrics["confusion_matrix"], result["model"]["classes"]))]
+    return [
+        panel(
+            "confusion",
+            "Confusion matrix (training)",
+            confusion_figure(metrics["confusion_matrix"], result["model"]["classes"]),
+        )
+    ]
 
 
 def trace_panels(result):
@@ -58,9 +69,16 @@ def survival_panels(result):
     if model.get("kind") != "survival" or not model.get("curves"):
         return []
     note = (result.get("stats") or {}).get("guarantee", "")
-    panels = [panel("km", "Kaplan-Meier curve of each leaf (95 % bands; numbers at risk below)", km_figure(model),
-                    note=note, wide=True),
-              panel("leaf-composition", "Events and censored samples per leaf", composition_figure(model))]
+    panels = [
+        panel(
+            "km",
+            "Kaplan-Meier curve of each leaf (95 % bands; numbers at risk below)",
+            km_figure(model),
+            note=note,
+            wide=True,
+        ),
+        panel("leaf-composition", "Events and censored samples per leaf", composition_figure(model)),
+    ]
     if (result.get("metrics") or {}).get("ibs") is not None:
         test = (result.get("holdout") or {}).get("metrics")
         test = test if test and test.get("ibs") is not None else None
@@ -68,9 +86,14 @@ def survival_panels(result):
         panels.append(panel("survival-metrics", title, metrics_figure(result["metrics"], test=test)))
     brier = (result.get("extras") or {}).get("brier_curve")
     if brier:
-        panels.append(panel("brier", "Brier score over time (training)", brier_figure(brier),
-                            note="The integrated Brier score is the area under the tree's curve divided by the "
-                                 "time normaliser."))
+        panels.append(
+            panel(
+                "brier",
+                "Brier score over time (training)",
+                brier_figure(brier),
+                note="The integrated Brier score is the area under the tree's curve divided by the time normaliser.",
+            )
+        )
     return panels
 
 
@@ -78,12 +101,24 @@ def corels_panels(result):
     history = (result.get("extras") or {}).get("queue_by_length")
     if result.get("algorithm") != "corels" or not history or not history.get("elapsed"):
         return []
-    panels = [panel("queue-lengths", "Queued prefixes by length", queue_length_figure(history),
-                    note="Prefixes waiting to be extended, one line per number of rules (paper Figs 15-17).")]
+    panels = [
+        panel(
+            "queue-lengths",
+            "Queued prefixes by length",
+            queue_length_figure(history),
+            note="Prefixes waiting to be extended, one line per number of rules (paper Figs 15-17).",
+        )
+    ]
     remaining = remaining_space_figure(history)
     if remaining is not None:
-        panels.append(panel("remaining-space", "Search space left", remaining,
-                            note="Upper bound on the prefixes still to evaluate (Theorem 7), in powers of ten."))
+        panels.append(
+            panel(
+                "remaining-space",
+                "Search space left",
+                remaining,
+                note="Upper bound on the prefixes still to evaluate (Theorem 7), in powers of ten.",
+            )
+        )
     return panels
 
 
@@ -91,9 +126,11 @@ def roc_panels(result):
     figure = roc_hull_figure(result)
     if figure is None:
         return []
-    note = ("The tree scores each row by its leaf's share of positives; sorting the leaves by that share gives "
-            "its ROC curve, the convex hull, one segment per leaf, coloured by what the leaf predicts. The star "
-            "is the point the leaf labels choose.")
+    note = (
+        "The tree scores each row by its leaf's share of positives; sorting the leaves by that share gives "
+        "its ROC curve, the convex hull, one segment per leaf, coloured by what the leaf predicts. The star "
+        "is the point the leaf labels choose."
+    )
     if (result.get("params") or {}).get("objective") == "pauc":
         note += " The shaded area is the partial AUC the objective maximises."
     return [panel("roc", "ROC convex hull of the tree", figure, note=note)]
@@ -107,8 +144,15 @@ def rashomon_panels(result):
     return _rashomon_panels(result, panel)
 
 
-PANEL_BUILDERS = [confusion_panels, rashomon_panels, roc_panels, survival_panels, streed_panels, trace_panels,
-                  corels_panels]
+PANEL_BUILDERS = [
+    confusion_panels,
+    rashomon_panels,
+    roc_panels,
+    survival_panels,
+    streed_panels,
+    trace_panels,
+    corels_panels,
+]
 
 
 def panels_for_result(result):

@@ -42,8 +42,14 @@ def _optimum_marker(trace, color, name):
         return None
     i = next(k for k, y in enumerate(ys) if y == ys[-1])
     return {
-        "type": "scatter", "x": [xs[i]], "y": [ys[i]], "customdata": [nodes[i]], "mode": "markers",
-        "marker": {"symbol": "star", "size": 13, "color": color}, "name": f"{name}: best found", "showlegend": False,
+        "type": "scatter",
+        "x": [xs[i]],
+        "y": [ys[i]],
+        "customdata": [nodes[i]],
+        "mode": "markers",
+        "marker": {"symbol": "star", "size": 13, "color": color},
+        "name": f"{name}: best found",
+        "showlegend": False,
         "hovertemplate": "best %{y:.6f} at %{x:.3f}s<br>%{customdata:,} nodes<extra>" + name + "</extra>",
     }
 
@@ -70,11 +76,20 @@ def trace_comparison_figure(results, title="Bounds over time", labels=None):
             xs, ys, nodes = _series(trace, key)
             if not ys:
                 continue
-            data.append({
-                "type": "scatter", "x": xs, "y": ys, "customdata": nodes, "name": f"{name} {words}",
-                "mode": "lines", "legendgroup": name, "line": {"shape": "hv", "color": color, "width": 2, "dash": dash},
-                "hovertemplate": "%{y:.6f} at %{x:.3f}s<br>%{customdata:,} nodes<extra>" + f"{name} {words}</extra>",
-            })
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": xs,
+                    "y": ys,
+                    "customdata": nodes,
+                    "name": f"{name} {words}",
+                    "mode": "lines",
+                    "legendgroup": name,
+                    "line": {"shape": "hv", "color": color, "width": 2, "dash": dash},
+                    "hovertemplate": "%{y:.6f} at %{x:.3f}s<br>%{customdata:,} nodes<extra>"
+                    + f"{name} {words}</extra>",
+                }
+            )
         star = _optimum_marker(trace, color, name)
         if star is not None:
             data.append(star)

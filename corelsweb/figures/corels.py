@@ -13,21 +13,35 @@ def queue_length_figure(history):
     elapsed, counts = history.get("elapsed", []), history.get("counts", [])
     longest = max((len(c) for c in counts), default=0)
     totals = [sum(c) for c in counts]
-    data = [{
-        "type": "scatter", "x": elapsed, "y": [t if t > 0 else None for t in totals], "name": "all lengths",
-        "mode": "lines", "line": {"color": "#bbbbbb", "width": 1}, "fill": "tozeroy", "fillcolor": "rgba(0,0,0,0.08)",
-        "hovertemplate": "%{y} prefixes at %{x:.2f}s<extra>all lengths</extra>",
-    }]
+    data = [
+        {
+            "type": "scatter",
+            "x": elapsed,
+            "y": [t if t > 0 else None for t in totals],
+            "name": "all lengths",
+            "mode": "lines",
+            "line": {"color": "#bbbbbb", "width": 1},
+            "fill": "tozeroy",
+            "fillcolor": "rgba(0,0,0,0.08)",
+            "hovertemplate": "%{y} prefixes at %{x:.2f}s<extra>all lengths</extra>",
+        }
+    ]
     for k in range(longest):
         ys = [c[k] if k < len(c) and c[k] > 0 else None for c in counts]
         if not any(ys):
             continue
         name = f"length {k}"
-        data.append({
-            "type": "scatter", "x": elapsed, "y": ys, "name": name, "mode": "lines",
-            "line": {"color": PALETTE[k % len(PALETTE)], "width": 2},
-            "hovertemplate": "%{y} prefixes at %{x:.2f}s<extra>" + name + "</extra>",
-        })
+        data.append(
+            {
+                "type": "scatter",
+                "x": elapsed,
+                "y": ys,
+                "name": name,
+                "mode": "lines",
+                "line": {"color": PALETTE[k % len(PALETTE)], "width": 2},
+                "hovertemplate": "%{y} prefixes at %{x:.2f}s<extra>" + name + "</extra>",
+            }
+        )
     layout = base_layout(
         height=320,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
@@ -43,11 +57,18 @@ def remaining_space_figure(history):
     points = [(t, v) for t, v in zip(history.get("elapsed", []), history.get("log10_remaining", [])) if v is not None]
     if not points:
         return None
-    data = [{
-        "type": "scatter", "x": [t for t, _ in points], "y": [v for _, v in points], "mode": "lines+markers",
-        "name": "log10 remaining", "line": {"shape": "hv", "color": "#4c78a8"}, "marker": {"size": 4},
-        "hovertemplate": "10^%{y:.1f} prefixes left at %{x:.2f}s<extra></extra>",
-    }]
+    data = [
+        {
+            "type": "scatter",
+            "x": [t for t, _ in points],
+            "y": [v for _, v in points],
+            "mode": "lines+markers",
+            "name": "log10 remaining",
+            "line": {"shape": "hv", "color": "#4c78a8"},
+            "marker": {"size": 4},
+            "hovertemplate": "10^%{y:.1f} prefixes left at %{x:.2f}s<extra></extra>",
+        }
+    ]
     layout = base_layout(
         height=260,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},

@@ -11,29 +11,63 @@ def path_figure(rows, metric, metric_title, chosen=None):
     lams = [r["lambda"] for r in rows]
     title = esc(metric_title)
     data = [
-        {"type": "bar", "x": lams, "y": [r["leaves_mean"] for r in rows], "name": "leaves (mean)", "yaxis": "y2",
-         "marker": {"color": "#dee2e6"}, "opacity": 0.7, "hovertemplate": "λ=%{x}: %{y:.1f} leaves<extra></extra>"},
-        {"type": "scatter", "x": lams, "y": [r["valid_mean"] for r in rows], "name": f"validation {title}",
-         "mode": "lines+markers", "line": {"color": PALETTE[0]},
-         "error_y": {"type": "data", "array": [r["valid_std"] or 0 for r in rows], "visible": True}},
-        {"type": "scatter", "x": lams, "y": [r["train_mean"] for r in rows], "name": f"training {title}",
-         "mode": "lines+markers", "line": {"color": PALETTE[1], "dash": "dot"}},
+        {
+            "type": "bar",
+            "x": lams,
+            "y": [r["leaves_mean"] for r in rows],
+            "name": "leaves (mean)",
+            "yaxis": "y2",
+            "marker": {"color": "#dee2e6"},
+            "opacity": 0.7,
+            "hovertemplate": "λ=%{x}: %{y:.1f} leaves<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": lams,
+            "y": [r["valid_mean"] for r in rows],
+            "name": f"validation {title}",
+            "mode": "lines+markers",
+            "line": {"color": PALETTE[0]},
+            "error_y": {"type": "data", "array": [r["valid_std"] or 0 for r in rows], "visible": True},
+        },
+        {
+            "type": "scatter",
+            "x": lams,
+            "y": [r["train_mean"] for r in rows],
+            "name": f"training {title}",
+            "mode": "lines+markers",
+            "line": {"color": PALETTE[1], "dash": "dot"},
+        },
     ]
     best = next((r for r in rows if r["lambda"] == chosen), None)
     if best is not None:
-        data.append({"type": "scatter", "x": [chosen], "y": [best["valid_mean"]], "name": f"chosen λ = {chosen:g}",
-                     "mode": "markers", "marker": {"symbol": "star", "size": 18, "color": LOWER_COLOR}})
+        data.append(
+            {
+                "type": "scatter",
+                "x": [chosen],
+                "y": [best["valid_mean"]],
+                "name": f"chosen λ = {chosen:g}",
+                "mode": "markers",
+                "marker": {"symbol": "star", "size": 18, "color": LOWER_COLOR},
+            }
+        )
     layout = base_layout(
         height=380,
         xaxis={"title": {"text": "λ (log scale)"}, "type": "log", "gridcolor": "#eee"},
         yaxis={"title": {"text": title}, "gridcolor": "#eee"},
-        yaxis2={"title": {"text": "leaves"}, "overlaying": "y", "side": "right", "showgrid": False,
-                "rangemode": "tozero", "tickformat": "d", "dtick": _leaf_step(rows)},
+        yaxis2={
+            "title": {"text": "leaves"},
+            "overlaying": "y",
+            "side": "right",
+            "showgrid": False,
+            "rangemode": "tozero",
+            "tickformat": "d",
+            "dtick": _leaf_step(rows),
+        },
         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         margin={"l": 60, "r": 60, "t": 50, "b": 45},
     )
     return figure(data, layout)
-
 
 
 def _leaf_step(rows):
@@ -51,13 +85,19 @@ def frontier_figure(rows, algorithm, metric_title):
         points = sorted(points, key=lambda p: (p["leaves_mean"], -p["lambda"]))
         for key, part, dash in (("valid_mean", "validation", "solid"), ("train_mean", "training", "dot")):
             if points:
-                data.append({
-                    "type": "scatter", "mode": "lines+markers", "name": f"{label} {part}",
-                    "x": [p["leaves_mean"] for p in points], "y": [p[key] for p in points],
-                    "customdata": [p["lambda"] for p in points], "line": {"color": color, "dash": dash},
-                    "hovertemplate": f"{label} {part}, λ=%{{customdata:g}}: "
-                                     "%{x:.1f} leaves, %{y:.4f}<extra></extra>",
-                })
+                data.append(
+                    {
+                        "type": "scatter",
+                        "mode": "lines+markers",
+                        "name": f"{label} {part}",
+                        "x": [p["leaves_mean"] for p in points],
+                        "y": [p[key] for p in points],
+                        "customdata": [p["lambda"] for p in points],
+                        "line": {"color": color, "dash": dash},
+                        "hovertemplate": f"{label} {part}, λ=%{{customdata:g}}: "
+                        "%{x:.1f} leaves, %{y:.4f}<extra></extra>",
+                    }
+                )
     layout = base_layout(
         height=380,
         xaxis={"title": {"text": "leaves (mean over folds)"}, "gridcolor": "#eee", "rangemode": "tozero"},

@@ -18,8 +18,18 @@ from solver.models import Tree
 from solver.roc import auc_ch, hull_points, pauc_ch
 
 PAUC_FILL = "rgba(76, 120, 168, 0.18)"
-PATH_COLORS = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b",
-               "#fde725"]
+PATH_COLORS = [
+    "#440154",
+    "#482878",
+    "#3e4989",
+    "#31688e",
+    "#26828e",
+    "#1f9e89",
+    "#35b779",
+    "#6ece58",
+    "#b5de2b",
+    "#fde725",
+]
 
 
 def tree_roc(model_dict):
@@ -42,9 +52,16 @@ def tree_roc(model_dict):
     if pos.sum() <= 0 or neg.sum() <= 0:
         return None
     fpr, tpr, order = hull_points(pos, neg)
-    return {"fpr": fpr.tolist(), "tpr": tpr.tolist(), "leaves": leaves[order].tolist(), "pos": pos[order].tolist(),
-            "neg": neg[order].tolist(), "score": (pos / (pos + neg))[order].tolist(), "auc": auc_ch(pos, neg),
-            "tree": tree}
+    return {
+        "fpr": fpr.tolist(),
+        "tpr": tpr.tolist(),
+        "leaves": leaves[order].tolist(),
+        "pos": pos[order].tolist(),
+        "neg": neg[order].tolist(),
+        "score": (pos / (pos + neg))[order].tolist(),
+        "auc": auc_ch(pos, neg),
+        "tree": tree,
+    }
 
 
 def holdout_roc(roc, holdout):
@@ -83,23 +100,46 @@ def pauc_polygon(fpr, tpr, theta):
 def _leaf_hover(tree, rules, node, pos, neg, score):
     rule = rules.get(node) or ["(every row)"]
     label = tree.classes[int(tree.prediction[node])] if tree.classes else str(int(tree.prediction[node]))
-    return ("<b>Leaf</b><br>" + "<br>AND ".join(esc(r) for r in rule) + f"<br><b>Predicts</b> {esc(label)}"
-            + f"<br>positives {pos:g}, negatives {neg:g}<br>score (positive share) {score:.4f}")
+    return (
+        "<b>Leaf</b><br>"
+        + "<br>AND ".join(esc(r) for r in rule)
+        + f"<br><b>Predicts</b> {esc(label)}"
+        + f"<br>positives {pos:g}, negatives {neg:g}<br>score (positive share) {score:.4f}"
+    )
 
 
 def _diagonal():
-    return {"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines", "hoverinfo": "skip", "showlegend": False,
-            "line": {"color": "#ced4da", "dash": "dot", "width": 1}}
+    return {
+        "type": "scatter",
+        "x": [0, 1],
+        "y": [0, 1],
+        "mode": "lines",
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "line": {"color": "#ced4da", "dash": "dot", "width": 1},
+    }
 
 
 def _roc_layout(height=440, **extra):
     return base_layout(
         height=height,
-        xaxis={"title": {"text": "false positive rate"}, "range": [-0.01, 1.01], "gridcolor": "#eee",
-               "zeroline": False, "constrain": "domain"},
-        yaxis={"title": {"text": "true positive rate"}, "range": [-0.01, 1.01], "gridcolor": "#eee",
-               "zeroline": False, "scaleanchor": "x"},
-        hovermode="closest", legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, **extra,
+        xaxis={
+            "title": {"text": "false positive rate"},
+            "range": [-0.01, 1.01],
+            "gridcolor": "#eee",
+            "zeroline": False,
+            "constrain": "domain",
+        },
+        yaxis={
+            "title": {"text": "true positive rate"},
+            "range": [-0.01, 1.01],
+            "gridcolor": "#eee",
+            "zeroline": False,
+            "scaleanchor": "x",
+        },
+        hovermode="closest",
+        legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"},
+        **extra,
     )
 
 
@@ -115,33 +155,72 @@ def roc_hull_figure(result):
         theta = float(params["pauc_theta"])
         xs, ys = pauc_polygon(roc["fpr"], roc["tpr"], theta)
         area = pauc_ch(roc["pos"], roc["neg"], theta)
-        data.append({"type": "scatter", "x": xs, "y": ys, "fill": "toself", "fillcolor": PAUC_FILL, "mode": "none",
-                     "name": f"pAUC up to FPR θ={theta:g}: {area:.4f} (÷θ: {area / theta:.4f})", "hoverinfo": "skip"})
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "fill": "toself",
+                "fillcolor": PAUC_FILL,
+                "mode": "none",
+                "name": f"pAUC up to FPR θ={theta:g}: {area:.4f} (÷θ: {area / theta:.4f})",
+                "hoverinfo": "skip",
+            }
+        )
     shown = set()
     for k, node in enumerate(roc["leaves"]):
         klass = int(tree.prediction[node])
         name = f"leaf predicts {esc(tree.classes[klass]) if tree.classes else klass}"
-        data.append({
-            "type": "scatter", "x": roc["fpr"][k:k + 2], "y": roc["tpr"][k:k + 2], "mode": "lines+markers",
-            "line": {"color": class_color(klass), "width": 3}, "marker": {"size": 6, "color": class_color(klass)},
-            "name": name, "legendgroup": name, "showlegend": klass not in shown,
-            "hovertext": _leaf_hover(tree, rules, node, roc["pos"][k], roc["neg"][k], roc["score"][k]),
-            "hoverinfo": "text",
-        })
+        data.append(
+            {
+                "type": "scatter",
+                "x": roc["fpr"][k : k + 2],
+                "y": roc["tpr"][k : k + 2],
+                "mode": "lines+markers",
+                "line": {"color": class_color(klass), "width": 3},
+                "marker": {"size": 6, "color": class_color(klass)},
+                "name": name,
+                "legendgroup": name,
+                "showlegend": klass not in shown,
+                "hovertext": _leaf_hover(tree, rules, node, roc["pos"][k], roc["neg"][k], roc["score"][k]),
+                "hoverinfo": "text",
+            }
+        )
         shown.add(klass)
     point = operating_point(tree)
     if point is not None:
-        data.append({"type": "scatter", "x": [point[0]], "y": [point[1]], "mode": "markers", "name": "leaf labels",
-                     "marker": {"symbol": "star", "size": 14, "color": "#212529"},
-                     "hovertemplate": "the leaves' labels: FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"})
+        data.append(
+            {
+                "type": "scatter",
+                "x": [point[0]],
+                "y": [point[1]],
+                "mode": "markers",
+                "name": "leaf labels",
+                "marker": {"symbol": "star", "size": 14, "color": "#212529"},
+                "hovertemplate": "the leaves' labels: FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>",
+            }
+        )
     held = holdout_roc(roc, result.get("holdout"))
     if held is not None:
-        data.append({"type": "scatter", "x": held["fpr"], "y": held["tpr"], "mode": "lines+markers",
-                     "name": f"held out (AUC {held['auc']:.4f})", "line": {"color": "#495057", "dash": "dash"},
-                     "hovertemplate": "held out: FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"})
-    layout = _roc_layout(title={"text": f"training AUC of the hull {roc['auc']:.4f}", "font": {"size": 13}},
-                         meta={"hull": {"fpr": roc["fpr"], "tpr": roc["tpr"]}, "auc": roc["auc"],
-                               "holdout": held and {"fpr": held["fpr"], "tpr": held["tpr"]}})
+        data.append(
+            {
+                "type": "scatter",
+                "x": held["fpr"],
+                "y": held["tpr"],
+                "mode": "lines+markers",
+                "name": f"held out (AUC {held['auc']:.4f})",
+                "line": {"color": "#495057", "dash": "dash"},
+                "hovertemplate": "held out: FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>",
+            }
+        )
+    layout = _roc_layout(
+        title={"text": f"training AUC of the hull {roc['auc']:.4f}", "font": {"size": 13}},
+        meta={
+            "hull": {"fpr": roc["fpr"], "tpr": roc["tpr"]},
+            "auc": roc["auc"],
+            "holdout": held and {"fpr": held["fpr"], "tpr": held["tpr"]},
+        },
+    )
     return figure(data, layout)
 
 
@@ -171,11 +250,18 @@ def roc_overlay_figure(runs, title="ROC convex hulls"):
             continue
         color = PALETTE[k % len(PALETTE)]
         name = f'<a href="{esc(url)}">{esc(label)}</a> AUC {roc["auc"]:.4f}'
-        data.append({
-            "type": "scatter", "x": roc["fpr"], "y": roc["tpr"], "mode": "lines+markers", "name": name,
-            "line": {"color": color, "width": 2}, "customdata": [url] * len(roc["fpr"]),
-            "hovertemplate": f"{esc(label)}<br>FPR %{{x:.3f}}, TPR %{{y:.3f}}<extra></extra>",
-        })
+        data.append(
+            {
+                "type": "scatter",
+                "x": roc["fpr"],
+                "y": roc["tpr"],
+                "mode": "lines+markers",
+                "name": name,
+                "line": {"color": color, "width": 2},
+                "customdata": [url] * len(roc["fpr"]),
+                "hovertemplate": f"{esc(label)}<br>FPR %{{x:.3f}}, TPR %{{y:.3f}}<extra></extra>",
+            }
+        )
     return figure(data, _roc_layout(title={"text": esc(title), "font": {"size": 13}}))
 
 
@@ -187,17 +273,23 @@ def roc_path_figure(entries):
     entries : list of (float, str, dict)
         ``(λ, url, result)`` of one run per λ; the legend links each curve to its run.
     """
-    entries = sorted(((lam, url, res) for lam, url, res in entries if tree_roc((res or {}).get("model") or {})),
-                     key=lambda e: e[0])
+    entries = sorted(
+        ((lam, url, res) for lam, url, res in entries if tree_roc((res or {}).get("model") or {})), key=lambda e: e[0]
+    )
     data = [_diagonal()]
     for k, (lam, url, result) in enumerate(entries):
         roc = tree_roc(result["model"])
         color = PATH_COLORS[int(round(k * (len(PATH_COLORS) - 1) / max(1, len(entries) - 1)))]
         leaves = len(roc["leaves"])
-        data.append({
-            "type": "scatter", "x": roc["fpr"], "y": roc["tpr"], "mode": "lines+markers",
-            "name": f'<a href="{esc(url)}">λ={lam:g}</a>: {leaves} leaves, AUC {roc["auc"]:.4f}',
-            "line": {"color": color, "width": 2},
-            "hovertemplate": f"λ={lam:g}<br>FPR %{{x:.3f}}, TPR %{{y:.3f}}<extra></extra>",
-        })
+        data.append(
+            {
+                "type": "scatter",
+                "x": roc["fpr"],
+                "y": roc["tpr"],
+                "mode": "lines+markers",
+                "name": f'<a href="{esc(url)}">λ={lam:g}</a>: {leaves} leaves, AUC {roc["auc"]:.4f}',
+                "line": {"color": color, "width": 2},
+                "hovertemplate": f"λ={lam:g}<br>FPR %{{x:.3f}}, TPR %{{y:.3f}}<extra></extra>",
+            }
+        )
     return figure(data, _roc_layout(title={"text": "ROC hull at each λ", "font": {"size": 13}}))

@@ -45,8 +45,12 @@ def non_dominated(points, xkey, ykey, maximise_y=False):
     out = []
     for p in points:
         px, py = p["values"][xkey], sign * p["values"][ykey]
-        if not any(q["values"][xkey] <= px and sign * q["values"][ykey] <= py
-                   and (q["values"][xkey] < px or sign * q["values"][ykey] < py) for q in points):
+        if not any(
+            q["values"][xkey] <= px
+            and sign * q["values"][ykey] <= py
+            and (q["values"][xkey] < px or sign * q["values"][ykey] < py)
+            for q in points
+        ):
             out.append(p)
     return out
 
@@ -62,22 +66,56 @@ def front_figure(extras):
     xs = [p["values"][xkey] for p in points]
     ys = [p["values"][ykey] for p in points]
     text = [point_text(extras, p) for p in points]
-    data = [{"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers" if extras["task"] == "f1" else "markers",
-             "line": {"shape": "hv", "color": "#adb5bd"}, "marker": {"size": 7, "color": "#1f77b4"},
-             "hovertext": text, "hoverinfo": "text", "name": "front"}]
+    data = [
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": ys,
+            "mode": "lines+markers" if extras["task"] == "f1" else "markers",
+            "line": {"shape": "hv", "color": "#adb5bd"},
+            "marker": {"size": 7, "color": "#1f77b4"},
+            "hovertext": text,
+            "hoverinfo": "text",
+            "name": "front",
+        }
+    ]
     chosen = [p for p in points if p.get("chosen")]
     if chosen:
         c = chosen[0]
-        data.append({"type": "scatter", "x": [c["values"][xkey]], "y": [c["values"][ykey]], "mode": "markers",
-                     "marker": {"size": 14, "color": "#d62728", "symbol": "star"}, "name": "reported tree",
-                     "hovertext": [point_text(extras, c)], "hoverinfo": "text"})
+        data.append(
+            {
+                "type": "scatter",
+                "x": [c["values"][xkey]],
+                "y": [c["values"][ykey]],
+                "mode": "markers",
+                "marker": {"size": 14, "color": "#d62728", "symbol": "star"},
+                "name": "reported tree",
+                "hovertext": [point_text(extras, c)],
+                "hoverinfo": "text",
+            }
+        )
     shapes = []
     if extras["task"] != "f1" and extras.get("delta") is not None:
-        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": extras["delta"],
-                       "y1": extras["delta"], "line": {"dash": "dash", "color": "#d62728"}})
-    layout = base_layout(height=380, xaxis={"title": {"text": xtitle}}, yaxis={"title": {"text": ytitle}},
-                         shapes=shapes, hovermode="closest", margin={"l": 60, "r": 20, "t": 50, "b": 50},
-                         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})  # above the plot
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "y0": extras["delta"],
+                "y1": extras["delta"],
+                "line": {"dash": "dash", "color": "#d62728"},
+            }
+        )
+    layout = base_layout(
+        height=380,
+        xaxis={"title": {"text": xtitle}},
+        yaxis={"title": {"text": ytitle}},
+        shapes=shapes,
+        hovermode="closest",
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+    )  # above the plot
     return figure(data, layout)
 
 
@@ -103,20 +141,43 @@ def front_trees_figure(extras):
         for trace in fig["data"]:
             data.append({**trace, "visible": k == shown})
         visible = [False] * sum(counts)
-        visible[start:start + counts[k]] = [True] * counts[k]
+        visible[start : start + counts[k]] = [True] * counts[k]
         start += counts[k]
         layout = fig["layout"]
         # Each tree brings its own width: a wide tree drawn in a narrow tree's width would overlap its labels.
-        buttons.append({"method": "update", "label": point_label(extras, points[i]),
-                        "args": [{"visible": visible}, {"annotations": layout["annotations"],
-                                                         "xaxis.range": layout["xaxis"]["range"],
-                                                         "yaxis.range": layout["yaxis"]["range"],
-                                                         "height": layout["height"] + 60,
-                                                         "width": layout.get("width", AUTOSIZE_WIDTH)}]})
+        buttons.append(
+            {
+                "method": "update",
+                "label": point_label(extras, points[i]),
+                "args": [
+                    {"visible": visible},
+                    {
+                        "annotations": layout["annotations"],
+                        "xaxis.range": layout["xaxis"]["range"],
+                        "yaxis.range": layout["yaxis"]["range"],
+                        "height": layout["height"] + 60,
+                        "width": layout.get("width", AUTOSIZE_WIDTH),
+                    },
+                ],
+            }
+        )
     base = figures[shown]["layout"]
-    layout = {**base, "height": base["height"] + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
-              "updatemenus": [{"type": "dropdown", "buttons": buttons, "active": shown, "x": 0, "y": 1.12,
-                               "xanchor": "left", "yanchor": "top"}]}
+    layout = {
+        **base,
+        "height": base["height"] + 60,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "updatemenus": [
+            {
+                "type": "dropdown",
+                "buttons": buttons,
+                "active": shown,
+                "x": 0,
+                "y": 1.12,
+                "xanchor": "left",
+                "yanchor": "top",
+            }
+        ],
+    }
     return figure(data, layout)
 
 
@@ -125,8 +186,15 @@ def policy_figure(extras):
     constant = extras.get("constant_policies") or {}
     names = ["tree"] + [f"all {esc(k)}" for k in constant]
     values = [extras["value"]["policy_value"]] + list(constant.values())
-    data = [{"type": "bar", "x": names, "y": values, "marker": {"color": ["#2ca02c"] + ["#adb5bd"] * len(constant)},
-             "hovertemplate": "%{x}: %{y:.4g}<extra></extra>"}]
+    data = [
+        {
+            "type": "bar",
+            "x": names,
+            "y": values,
+            "marker": {"color": ["#2ca02c"] + ["#adb5bd"] * len(constant)},
+            "hovertemplate": "%{x}: %{y:.4g}<extra></extra>",
+        }
+    ]
     layout = base_layout(height=320, yaxis={"title": {"text": "Estimated total outcome (teacher scores)"}})
     return figure(data, layout)
 
@@ -139,19 +207,39 @@ def streed_panels(result, panel):
     out = []
     if extras.get("front"):
         if extras["task"] == "f1":
-            note = "Every tree on the root front of (false negatives, false positives); the reported one has the best F1."
+            note = (
+                "Every tree on the root front of (false negatives, false positives); the reported one has the best F1."
+            )
         elif extras["task"] == "policy":
-            note = ("Trees found at the root; the reported one has the best value treating at most the capacity. "
-                    "With the upper bound on, the root prunes on the value alone, so this is not the whole front.")
+            note = (
+                "Trees found at the root; the reported one has the best value treating at most the capacity. "
+                "With the upper bound on, the root prunes on the value alone, so this is not the whole front."
+            )
             if extras.get("reference_treatment") is not None:
-                note += f" Treated: sent to any treatment but {extras['reference_treatment']}."  # the page escapes notes
+                note += (
+                    f" Treated: sent to any treatment but {extras['reference_treatment']}."  # the page escapes notes
+                )
         else:
-            note = ("Trees found at the root; the reported one has the fewest errors with discrimination ≤ δ. "
-                    "With the upper bound on, the root prunes on errors alone, so this is not the whole front.")
+            note = (
+                "Trees found at the root; the reported one has the fewest errors with discrimination ≤ δ. "
+                "With the upper bound on, the root prunes on errors alone, so this is not the whole front."
+            )
         out.append(panel("streed-front", "Pareto front at the root", front_figure(extras), note=note))
-        out.append(panel("streed-front-trees", "Tree of a front point (choose it above the tree)",
-                         front_trees_figure(extras), wide=True))
+        out.append(
+            panel(
+                "streed-front-trees",
+                "Tree of a front point (choose it above the tree)",
+                front_trees_figure(extras),
+                wide=True,
+            )
+        )
     if extras["task"] == "policy" and extras.get("value"):
-        out.append(panel("streed-policy", "Policy value (training, teacher scores)", policy_figure(extras),
-                         note=f"Teacher: {esc(result.get('params', {}).get('teacher', ''))}."))
+        out.append(
+            panel(
+                "streed-policy",
+                "Policy value (training, teacher scores)",
+                policy_figure(extras),
+                note=f"Teacher: {esc(result.get('params', {}).get('teacher', ''))}.",
+            )
+        )
     return out

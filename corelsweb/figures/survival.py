@@ -34,7 +34,7 @@ def leaf_name(model_dict, leaf, numbers=None):
 
 
 def _rgba(hex_color, alpha):
-    r, g, b = (int(hex_color[k:k + 2], 16) for k in (1, 3, 5))
+    r, g, b = (int(hex_color[k : k + 2], 16) for k in (1, 3, 5))
     return f"rgba({r},{g},{b},{alpha})"
 
 
@@ -63,23 +63,47 @@ def km_traces(leaf, curve, color, name, band_visible=True):
     _, y = _steps(curve, "survival")
     group = f"leaf{leaf}"
     band = {
-        "type": "scatter", "x": x + x[::-1], "y": upper + lower[::-1], "fill": "toself", "mode": "lines",
-        "line": {"width": 0, "shape": "hv"}, "fillcolor": _rgba(color, BAND_OPACITY), "hoverinfo": "skip",
-        "legendgroup": group, "showlegend": False, "xaxis": "x", "yaxis": "y", "visible": band_visible,
+        "type": "scatter",
+        "x": x + x[::-1],
+        "y": upper + lower[::-1],
+        "fill": "toself",
+        "mode": "lines",
+        "line": {"width": 0, "shape": "hv"},
+        "fillcolor": _rgba(color, BAND_OPACITY),
+        "hoverinfo": "skip",
+        "legendgroup": group,
+        "showlegend": False,
+        "xaxis": "x",
+        "yaxis": "y",
+        "visible": band_visible,
         "meta": "band",
     }
     line = {
-        "type": "scatter", "x": x, "y": y, "mode": "lines", "name": name, "legendgroup": group,
-        "line": {"shape": "hv", "color": color, "width": 2}, "xaxis": "x", "yaxis": "y",
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": name,
+        "legendgroup": group,
+        "line": {"shape": "hv", "color": color, "width": 2},
+        "xaxis": "x",
+        "yaxis": "y",
         "customdata": list(zip(lower, upper)),
         "hovertemplate": name + ": S(%{x:.4g}) = %{y:.3f} (95 %: %{customdata[0]:.3f}–%{customdata[1]:.3f})"
-                         "<extra></extra>",
+        "<extra></extra>",
     }
     censored = [i for i, c in enumerate(curve.get("censored", [])) if c > 0]
     marks = {
-        "type": "scatter", "x": [curve["time"][i] for i in censored], "y": [curve["survival"][i] for i in censored],
-        "mode": "markers", "marker": {"symbol": "line-ns-open", "size": 8, "color": color},
-        "legendgroup": group, "showlegend": False, "hoverinfo": "skip", "xaxis": "x", "yaxis": "y",
+        "type": "scatter",
+        "x": [curve["time"][i] for i in censored],
+        "y": [curve["survival"][i] for i in censored],
+        "mode": "markers",
+        "marker": {"symbol": "line-ns-open", "size": 8, "color": color},
+        "legendgroup": group,
+        "showlegend": False,
+        "hoverinfo": "skip",
+        "xaxis": "x",
+        "yaxis": "y",
     }
     return [band, line, marks]
 
@@ -94,32 +118,71 @@ def km_figure(model_dict):
     for row, leaf in enumerate(leaves):
         color = class_color(int(model_dict["prediction"][leaf]))
         n = int(model_dict["counts"][leaf][0])
-        data += km_traces(leaf, curves[leaf], color, f"{leaf_name(model_dict, leaf, numbers)} (n={n})",
-                          band_visible=n >= BAND_MIN_SAMPLES)
-        data.append({
-            "type": "scatter", "x": ticks, "y": [row] * len(ticks), "mode": "text",
-            "text": [str(at_risk_at(curves[leaf], t)) for t in ticks], "textfont": {"color": color, "size": 11},
-            "legendgroup": f"leaf{leaf}", "showlegend": False, "hoverinfo": "skip", "xaxis": "x2", "yaxis": "y2",
-        })
+        data += km_traces(
+            leaf,
+            curves[leaf],
+            color,
+            f"{leaf_name(model_dict, leaf, numbers)} (n={n})",
+            band_visible=n >= BAND_MIN_SAMPLES,
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "x": ticks,
+                "y": [row] * len(ticks),
+                "mode": "text",
+                "text": [str(at_risk_at(curves[leaf], t)) for t in ticks],
+                "textfont": {"color": color, "size": 11},
+                "legendgroup": f"leaf{leaf}",
+                "showlegend": False,
+                "hoverinfo": "skip",
+                "xaxis": "x2",
+                "yaxis": "y2",
+            }
+        )
     table_share = min(0.45, 0.06 + 0.045 * len(leaves))
     layout = base_layout(
         height=420 + 18 * len(leaves),
-        xaxis={"title": {"text": "time"}, "range": [-0.04 * ticks[-1], 1.04 * ticks[-1]], "gridcolor": "#eee",
-               "anchor": "y", "zeroline": False},
-        yaxis={"title": {"text": "survival probability"}, "range": [0, 1.05], "gridcolor": "#eee",
-               "domain": [table_share + 0.12, 1.0]},
+        xaxis={
+            "title": {"text": "time"},
+            "range": [-0.04 * ticks[-1], 1.04 * ticks[-1]],
+            "gridcolor": "#eee",
+            "anchor": "y",
+            "zeroline": False,
+        },
+        yaxis={
+            "title": {"text": "survival probability"},
+            "range": [0, 1.05],
+            "gridcolor": "#eee",
+            "domain": [table_share + 0.12, 1.0],
+        },
         xaxis2={"matches": "x", "showticklabels": False, "anchor": "y2", "showgrid": False, "zeroline": False},
-        yaxis2={"domain": [0, table_share], "range": [len(leaves) - 0.5, -0.5], "showgrid": False,
-                "tickvals": list(range(len(leaves))),
-                "ticktext": [leaf_name(model_dict, leaf, numbers) for leaf in leaves],
-                "zeroline": False, "showline": False},
+        yaxis2={
+            "domain": [0, table_share],
+            "range": [len(leaves) - 0.5, -0.5],
+            "showgrid": False,
+            "tickvals": list(range(len(leaves))),
+            "ticktext": [leaf_name(model_dict, leaf, numbers) for leaf in leaves],
+            "zeroline": False,
+            "showline": False,
+        },
         legend={"orientation": "v", "x": 1.02, "y": 1.0},
         margin={"l": 70, "r": 20, "t": 40, "b": 40},
         hovermode="closest",
         updatemenus=[band_buttons(data)],
-        annotations=[{"text": "numbers at risk", "showarrow": False, "xref": "paper", "yref": "paper", "x": 0,
-                      "y": table_share + 0.02, "xanchor": "left", "yanchor": "bottom",
-                      "font": {"size": 12, "color": "#555"}}],
+        annotations=[
+            {
+                "text": "numbers at risk",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "y": table_share + 0.02,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "font": {"size": 12, "color": "#555"},
+            }
+        ],
     )
     return figure(data, layout)
 
@@ -128,13 +191,24 @@ def band_buttons(data):
     """Return a plotly menu that shows the 95 % bands of the larger leaves, of all leaves, or of none."""
     bands = [i for i, trace in enumerate(data) if trace.get("meta") == "band"]
     default = [data[i]["visible"] for i in bands]
-    buttons = [("bands: leaves with n ≥ %d" % BAND_MIN_SAMPLES, default), ("bands: all leaves", [True] * len(bands)),
-               ("no bands", [False] * len(bands))]
+    buttons = [
+        ("bands: leaves with n ≥ %d" % BAND_MIN_SAMPLES, default),
+        ("bands: all leaves", [True] * len(bands)),
+        ("no bands", [False] * len(bands)),
+    ]
     return {
-        "type": "buttons", "direction": "right", "x": 0, "y": 1.0, "xanchor": "left", "yanchor": "bottom",
-        "pad": {"t": 0, "b": 4}, "showactive": True, "font": {"size": 11},
-        "buttons": [{"label": label, "method": "restyle", "args": [{"visible": visible}, bands]}
-                    for label, visible in buttons],
+        "type": "buttons",
+        "direction": "right",
+        "x": 0,
+        "y": 1.0,
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "pad": {"t": 0, "b": 4},
+        "showactive": True,
+        "font": {"size": 11},
+        "buttons": [
+            {"label": label, "method": "restyle", "args": [{"visible": visible}, bands]} for label, visible in buttons
+        ],
     }
 
 
@@ -148,16 +222,32 @@ def composition_figure(model_dict):
     events = [counts[leaf][1] for leaf in leaves]
     censored = [counts[leaf][0] - counts[leaf][1] for leaf in leaves]
     data = [
-        {"type": "bar", "x": names, "y": events, "name": "events (solid)", "marker": {"color": colors},
-         "hovertemplate": "%{x}: %{y} events<extra></extra>"},
-        {"type": "bar", "x": names, "y": censored, "name": "censored (light)",
-         "marker": {"color": [_rgba(c, 0.35) for c in colors], "line": {"color": colors, "width": 1}},
-         "hovertemplate": "%{x}: %{y} censored<extra></extra>"},
+        {
+            "type": "bar",
+            "x": names,
+            "y": events,
+            "name": "events (solid)",
+            "marker": {"color": colors},
+            "hovertemplate": "%{x}: %{y} events<extra></extra>",
+        },
+        {
+            "type": "bar",
+            "x": names,
+            "y": censored,
+            "name": "censored (light)",
+            "marker": {"color": [_rgba(c, 0.35) for c in colors], "line": {"color": colors, "width": 1}},
+            "hovertemplate": "%{x}: %{y} censored<extra></extra>",
+        },
     ]
-    layout = base_layout(barmode="stack", height=300, showlegend=True, margin={"l": 60, "r": 20, "t": 40, "b": 40},
-                         yaxis={"title": {"text": "samples"}, "gridcolor": "#eee"},
-                         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-                         xaxis={"type": "category"})
+    layout = base_layout(
+        barmode="stack",
+        height=300,
+        showlegend=True,
+        margin={"l": 60, "r": 20, "t": 40, "b": 40},
+        yaxis={"title": {"text": "samples"}, "gridcolor": "#eee"},
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        xaxis={"type": "category"},
+    )
     return figure(data, layout)
 
 
@@ -172,36 +262,75 @@ METRIC_ROWS = (
 
 def metrics_figure(metrics, column="training", test=None):
     """Return a table of the survival metrics (``solver.survival_metrics.tree_metrics`` output), with a test column."""
+
     def fmt(v):
         return "—" if v is None else f"{v:.4f}" if abs(v) >= 1e-3 else f"{v:.3g}"
 
-    rows = [(label, fmt(metrics.get(key)), *([fmt(test.get(key))] if test is not None else []), note)
-            for key, label, note in METRIC_ROWS if key in metrics]
-    convention = (f"training n = {metrics.get('n_samples')}, events = {metrics.get('events')}"
-                  + (f"; test n = {test.get('n_samples')}, events = {test.get('events')}" if test is not None else "")
-                  + f"; censoring ties: {esc(metrics.get('ipcw_ties', 'osst'))}, time normaliser: "
-                  f"{esc(metrics.get('time_normalizer', 'range'))}")
+    rows = [
+        (label, fmt(metrics.get(key)), *([fmt(test.get(key))] if test is not None else []), note)
+        for key, label, note in METRIC_ROWS
+        if key in metrics
+    ]
+    convention = (
+        f"training n = {metrics.get('n_samples')}, events = {metrics.get('events')}"
+        + (f"; test n = {test.get('n_samples')}, events = {test.get('events')}" if test is not None else "")
+        + f"; censoring ties: {esc(metrics.get('ipcw_ties', 'osst'))}, time normaliser: "
+        f"{esc(metrics.get('time_normalizer', 'range'))}"
+    )
     header = ["metric", column] + (["test"] if test is not None else []) + ["meaning"]
-    data = [{
-        "type": "table", "columnwidth": [30, 12, 12, 46] if test is not None else [34, 14, 52],
-        "header": {"values": header, "fill": {"color": "#f1f5fb"}, "align": "left"},
-        "cells": {"values": [list(c) for c in zip(*rows)], "align": ["left", "right", "right", "left"], "height": 26},
-    }]
-    layout = base_layout(height=90 + 46 * len(rows), margin={"l": 10, "r": 10, "t": 10, "b": 30},
-                         annotations=[{"text": convention, "showarrow": False, "xref": "paper", "yref": "paper",
-                                       "x": 0, "y": 0, "yanchor": "top", "font": {"size": 11, "color": "#666"}}])
+    data = [
+        {
+            "type": "table",
+            "columnwidth": [30, 12, 12, 46] if test is not None else [34, 14, 52],
+            "header": {"values": header, "fill": {"color": "#f1f5fb"}, "align": "left"},
+            "cells": {
+                "values": [list(c) for c in zip(*rows)],
+                "align": ["left", "right", "right", "left"],
+                "height": 26,
+            },
+        }
+    ]
+    layout = base_layout(
+        height=90 + 46 * len(rows),
+        margin={"l": 10, "r": 10, "t": 10, "b": 30},
+        annotations=[
+            {
+                "text": convention,
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "y": 0,
+                "yanchor": "top",
+                "font": {"size": 11, "color": "#666"},
+            }
+        ],
+    )
     return figure(data, layout)
 
 
 def brier_figure(curve):
     """Return the Brier score over time of the tree against one KM curve for everyone (``extras.brier_curve``)."""
     data = []
-    for key, name, color, dash in (("root", "one Kaplan-Meier curve for everyone", "#868e96", "dash"),
-                                   ("tree", "the tree", "#4c78a8", "solid")):
-        data.append({"type": "scatter", "x": curve["time"], "y": curve[key], "name": name, "mode": "lines",
-                     "line": {"shape": "hv", "color": color, "dash": dash, "width": 2},
-                     "hovertemplate": "BS(%{x:.4g}) = %{y:.4f}<extra>" + name + "</extra>"})
-    layout = base_layout(height=320, xaxis={"title": {"text": "time"}, "gridcolor": "#eee"},
-                         yaxis={"title": {"text": "Brier score (IPCW)"}, "rangemode": "tozero", "gridcolor": "#eee"},
-                         legend={"orientation": "h", "y": -0.25})
+    for key, name, color, dash in (
+        ("root", "one Kaplan-Meier curve for everyone", "#868e96", "dash"),
+        ("tree", "the tree", "#4c78a8", "solid"),
+    ):
+        data.append(
+            {
+                "type": "scatter",
+                "x": curve["time"],
+                "y": curve[key],
+                "name": name,
+                "mode": "lines",
+                "line": {"shape": "hv", "color": color, "dash": dash, "width": 2},
+                "hovertemplate": "BS(%{x:.4g}) = %{y:.4f}<extra>" + name + "</extra>",
+            }
+        )
+    layout = base_layout(
+        height=320,
+        xaxis={"title": {"text": "time"}, "gridcolor": "#eee"},
+        yaxis={"title": {"text": "Brier score (IPCW)"}, "rangemode": "tozero", "gridcolor": "#eee"},
+        legend={"orientation": "h", "y": -0.25},
+    )
     return figure(data, layout)

@@ -24,14 +24,23 @@ def _x_range(trace):
 def bound_trace_figure(trace, title=None):
     """Return a figure of lower and upper bound against elapsed seconds (step lines)."""
     data = []
-    for key, name, color in (("upper_bound", "Upper bound (best model so far)", UPPER_COLOR),
-                             ("lower_bound", "Lower bound (proved)", LOWER_COLOR)):
+    for key, name, color in (
+        ("upper_bound", "Upper bound (best model so far)", UPPER_COLOR),
+        ("lower_bound", "Lower bound (proved)", LOWER_COLOR),
+    ):
         xs, ys = _points(trace, key)
-        data.append({
-            "type": "scatter", "x": xs, "y": ys, "name": name, "mode": "lines+markers",
-            "line": {"shape": "hv", "color": color, "width": 2}, "marker": {"size": 4 if len(xs) > 3 else 9},
-            "hovertemplate": "%{y:.6f} at %{x:.2f}s<extra>" + name + "</extra>",
-        })
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "name": name,
+                "mode": "lines+markers",
+                "line": {"shape": "hv", "color": color, "width": 2},
+                "marker": {"size": 4 if len(xs) > 3 else 9},
+                "hovertemplate": "%{y:.6f} at %{x:.2f}s<extra>" + name + "</extra>",
+            }
+        )
     layout = base_layout(
         height=320,
         xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee"},
@@ -53,8 +62,16 @@ def search_size_figure(trace):
             continue
         xs, ys = _points(trace, key)
         if ys:
-            data.append({"type": "scatter", "x": xs, "y": ys, "name": key.replace("_", " "),
-                         "mode": "lines" if len(xs) > 3 else "lines+markers", "marker": {"size": 8}})
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": xs,
+                    "y": ys,
+                    "name": key.replace("_", " "),
+                    "mode": "lines" if len(xs) > 3 else "lines+markers",
+                    "marker": {"size": 8},
+                }
+            )
     if not data:
         return None
     layout = base_layout(

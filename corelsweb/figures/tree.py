@@ -151,34 +151,65 @@ def _view(tree, show_depth, rules, numbers):
         for child, word in ((int(tree.right[i]), "yes"), (int(tree.left[i]), "no")):
             edge_x += [x[i], x[child], None]
             edge_y += [y[i], y[child], None]
-            annotations.append({
-                "x": (x[i] + x[child]) / 2, "y": (y[i] + y[child]) / 2, "text": word, "showarrow": False,
-                "font": {"size": 11, "color": "#666"}, "bgcolor": "white",
-            })
+            annotations.append(
+                {
+                    "x": (x[i] + x[child]) / 2,
+                    "y": (y[i] + y[child]) / 2,
+                    "text": word,
+                    "showarrow": False,
+                    "font": {"size": 11, "color": "#666"},
+                    "bgcolor": "white",
+                }
+            )
     for i in nodes:
         leaf = tree.feature[i] == LEAF
         if i in collapsed:
-            text = (f"{node_label(tree, i, numbers)}<br><i>⋯ {_subtree_leaves(tree, i)} leaves below</i>")
+            text = f"{node_label(tree, i, numbers)}<br><i>⋯ {_subtree_leaves(tree, i)} leaves below</i>"
             color, background = "#868e96", "#f1f3f5"
         else:
             color = class_color(int(tree.prediction[i])) if leaf else "#333"
             text, background = node_label(tree, i, numbers), _tint(color) if leaf else "#f8f9fa"
-        annotations.append({
-            "x": x[i], "y": y[i], "text": text, "showarrow": False, "bordercolor": color, "borderwidth": 2,
-            "borderpad": 5, "bgcolor": background, "font": {"size": 12},
-        })
-    edges = {"type": "scatter", "x": edge_x, "y": edge_y, "mode": "lines",
-             "line": {"color": "#adb5bd", "width": 2}, "hoverinfo": "skip", "showlegend": False}
+        annotations.append(
+            {
+                "x": x[i],
+                "y": y[i],
+                "text": text,
+                "showarrow": False,
+                "bordercolor": color,
+                "borderwidth": 2,
+                "borderpad": 5,
+                "bgcolor": background,
+                "font": {"size": 12},
+            }
+        )
+    edges = {
+        "type": "scatter",
+        "x": edge_x,
+        "y": edge_y,
+        "mode": "lines",
+        "line": {"color": "#adb5bd", "width": 2},
+        "hoverinfo": "skip",
+        "showlegend": False,
+    }
     marks = {
-        "type": "scatter", "x": [x[i] for i in nodes], "y": [y[i] for i in nodes], "mode": "markers",
+        "type": "scatter",
+        "x": [x[i] for i in nodes],
+        "y": [y[i] for i in nodes],
+        "mode": "markers",
         "marker": {"size": 28, "opacity": 0, "color": "white"},
         "hovertext": [hover_text(tree, i, rules, numbers) for i in nodes],
-        "hoverinfo": "text", "showlegend": False, "name": "nodes",
+        "hoverinfo": "text",
+        "showlegend": False,
+        "name": "nodes",
     }
     deepest = max(depth[i] for i in nodes)
-    parts = {"annotations": annotations, "xaxis.range": [-0.7, max(1, slots) - 0.3],
-             "yaxis.range": [-(deepest + 0.6) * ROW_HEIGHT, 0.6], "height": 160 + 120 * (deepest + 1),
-             "slots": slots}
+    parts = {
+        "annotations": annotations,
+        "xaxis.range": [-0.7, max(1, slots) - 0.3],
+        "yaxis.range": [-(deepest + 0.6) * ROW_HEIGHT, 0.6],
+        "height": 160 + 120 * (deepest + 1),
+        "slots": slots,
+    }
     return [edges, marks], parts
 
 
@@ -197,8 +228,9 @@ def tree_figure(model_dict, views=True):
     full_depth = tree.depth
     depths = [None]
     if views:
-        fits = [d for d in range(1, full_depth) if _view(tree, d, rules, numbers)[1]["slots"] * LEAF_WIDTH
-                <= AUTOSIZE_WIDTH]
+        fits = [
+            d for d in range(1, full_depth) if _view(tree, d, rules, numbers)[1]["slots"] * LEAF_WIDTH <= AUTOSIZE_WIDTH
+        ]
         if _view(tree, None, rules, numbers)[1]["slots"] * LEAF_WIDTH > AUTOSIZE_WIDTH and full_depth > 1:
             start = fits[-1] if fits else 1
             depths = list(range(start, full_depth)) + [None]
@@ -222,10 +254,24 @@ def tree_figure(model_dict, views=True):
         for k, (d, (_, parts)) in enumerate(zip(depths, drawn)):
             visible = [j // 2 == k for j in range(2 * len(drawn))]
             label = f"all {full_depth} levels" if d is None else f"{d} level{'s' if d > 1 else ''}"
-            buttons.append({"method": "update", "label": label, "args": [
-                {"visible": visible}, {k2: v for k2, v in parts.items() if k2 != "slots"}]})
-        layout["updatemenus"] = [{"type": "dropdown", "buttons": buttons, "active": 0, "x": 0, "y": 1.0,
-                                  "xanchor": "left", "yanchor": "bottom"}]
+            buttons.append(
+                {
+                    "method": "update",
+                    "label": label,
+                    "args": [{"visible": visible}, {k2: v for k2, v in parts.items() if k2 != "slots"}],
+                }
+            )
+        layout["updatemenus"] = [
+            {
+                "type": "dropdown",
+                "buttons": buttons,
+                "active": 0,
+                "x": 0,
+                "y": 1.0,
+                "xanchor": "left",
+                "yanchor": "bottom",
+            }
+        ]
         layout["margin"]["t"] = 40
         layout["height"] += 30
     elif first["slots"] * LEAF_WIDTH > AUTOSIZE_WIDTH:
@@ -235,5 +281,5 @@ def tree_figure(model_dict, views=True):
 
 def _tint(hex_color):
     """Return a light tint of ``#rrggbb`` for leaf backgrounds."""
-    r, g, b = (int(hex_color[k:k + 2], 16) for k in (1, 3, 5))
+    r, g, b = (int(hex_color[k : k + 2], 16) for k in (1, 3, 5))
     return "#%02x%02x%02x" % tuple(int(c + (255 - c) * 0.82) for c in (r, g, b))

@@ -37,8 +37,7 @@ def overview(now=None):
         broker = broker_overview()
     except (RedisError, OSError):
         broker = {"down": True, "waiting": dict.fromkeys(settings.CORELSWEB_QUEUES)}
-    running = list(Run.objects.filter(status=Run.Status.RUNNING).select_related("owner", "dataset")
-                   .order_by("started"))
+    running = list(Run.objects.filter(status=Run.Status.RUNNING).select_related("owner", "dataset").order_by("started"))
     return {
         "now": now,
         "queues": queue_depths(broker),
@@ -49,14 +48,18 @@ def overview(now=None):
             "finished_last_hour": Run.objects.filter(finished__gte=hour).exclude(status=Run.Status.FAILED).count(),
             "failed_last_hour": Run.objects.filter(finished__gte=hour, status=Run.Status.FAILED).count(),
         },
-        "queued": Run.objects.filter(status=Run.Status.QUEUED).select_related("owner", "dataset")
-                  .order_by("created")[:50],
+        "queued": Run.objects.filter(status=Run.Status.QUEUED)
+        .select_related("owner", "dataset")
+        .order_by("created")[:50],
         "running": running,
-        "workers": [{"beat": w, "alive": w.last_seen >= alive} for w in WorkerBeat.objects.select_related("current_run")
-                    .filter(last_seen__gte=now - timedelta(hours=1))],
+        "workers": [
+            {"beat": w, "alive": w.last_seen >= alive}
+            for w in WorkerBeat.objects.select_related("current_run").filter(last_seen__gte=now - timedelta(hours=1))
+        ],
         "unsent": Run.objects.filter(status=Run.Status.QUEUED, message_id="").count(),
-        "failed": Run.objects.filter(status=Run.Status.FAILED).select_related("owner", "dataset")
-                  .order_by("-finished")[:30],
+        "failed": Run.objects.filter(status=Run.Status.FAILED)
+        .select_related("owner", "dataset")
+        .order_by("-finished")[:30],
     }
 
 

@@ -151,8 +151,10 @@ def run_wait_note(run):
     if run.status == "running" and not run.progress:
         beat = WorkerBeat.objects.filter(name=run.worker).only("ready").first()
         if beat is not None and run.algorithm not in (beat.ready or []):
-            return (f"The worker is compiling the {title} kernels (first start only); the search starts by itself "
-                    "when they are ready.")
+            return (
+                f"The worker is compiling the {title} kernels (first start only); the search starts by itself "
+                "when they are ready."
+            )
         return ""
     if run.status != "queued":
         return ""
@@ -160,6 +162,8 @@ def run_wait_note(run):
     if word == "no-worker":
         return "No worker is running: the run starts when one is (scripts/run starts them)."
     if word != "ready":
-        return (f"The {title} kernels are still compiling on the workers (first start only); the run starts by "
-                "itself when they are ready.")
+        return (
+            f"The {title} kernels are still compiling on the workers (first start only); the run starts by "
+            "itself when they are ready."
+        )
     return ""

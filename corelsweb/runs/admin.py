@@ -8,4 +8,14 @@ class RunAdmin(admin.ModelAdmin):
     list_display = ("id", "algorithm", "dataset", "owner", "status", "worker", "attempts", "created", "finished")
     list_filter = ("status", "algorithm")
     search_fields = ("dataset__name", "owner__username", "error")
-    readonly_fields = ("created", "started", "finished", "message_id", "message_sent", "traceback", "result", "trace", "progress")
+    readonly_fields = (
+        "created",
+        "started",
+        "finished",
+        "message_id",
+        "message_sent",
+        "traceback",
+        "result",
+        "trace",
+        "progress",
+    )

@@ -36,11 +36,20 @@ class PostgresLeadership:
     """Hold the control lock on a PostgreSQL connection of our own."""
 
     def __init__(self, db):
-        self.params = {"dbname": db["NAME"], "user": db["USER"], "password": db["PASSWORD"] or None,
-                       "host": db["HOST"] or None, "port": db["PORT"] or None, "connect_timeout": 5,
-                       # A leader whose host vanished (no FIN) is noticed within about 20 s.
-                       "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 5, "keepalives_count": 3,
-                       **db.get("OPTIONS", {})}
+        self.params = {
+            "dbname": db["NAME"],
+            "user": db["USER"],
+            "password": db["PASSWORD"] or None,
+            "host": db["HOST"] or None,
+            "port": db["PORT"] or None,
+            "connect_timeout": 5,
+            # A leader whose host vanished (no FIN) is noticed within about 20 s.
+            "keepalives": 1,
+            "keepalives_idle": 5,
+            "keepalives_interval": 5,
+            "keepalives_count": 3,
+            **db.get("OPTIONS", {}),
+        }
         self.conn, self.held = None, False
 
     def hold(self):

@@ -56,6 +56,7 @@ LIVE_TRACE_POINTS = 600
 
 # Sending -----------------------------------------------------------------------------------------------------------
 
+
 def send_task(name, args, **options):
     """Send task ``name`` without importing it (in eager mode it runs here, now)."""
     app = current_app
@@ -99,6 +100,7 @@ def send_now(pk, options):
 
 # Liveness ----------------------------------------------------------------------------------------------------------
 
+
 def host_id():
     """Return this machine's name in worker identities (``CORELSWEB_HOST_ID``, else the host name)."""
     return settings.CORELSWEB_HOST_ID or socket.gethostname()
@@ -128,8 +130,13 @@ def set_warm_state(warm):
 
 def beat(name, queues=None, started=None):
     """Write this process's beat (with the database's clock): alive, its current run and ready solvers, its load."""
-    fields = {"current_run_id": _beat_state["run"], "load": os.getloadavg()[0], "rss_bytes": current_rss(),
-              "ready": _beat_state["ready"], "warming": _beat_state["warming"]}
+    fields = {
+        "current_run_id": _beat_state["run"],
+        "load": os.getloadavg()[0],
+        "rss_bytes": current_rss(),
+        "ready": _beat_state["ready"],
+        "warming": _beat_state["warming"],
+    }
     fields.update({k: v for k, v in (("queues", queues), ("started", started)) if v is not None})
     if WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields):
         return
@@ -175,9 +182,12 @@ def holder_is_gone(worker):
 
 # Claiming ----------------------------------------------------------------------------------------------------------
 
+
 def attempts_used_up(attempts):
-    return (f"The run was started {attempts} times and its worker stopped each time (killed, or its machine went "
-            "away); it is not retried again.")
+    return (
+        f"The run was started {attempts} times and its worker stopped each time (killed, or its machine went "
+        "away); it is not retried again."
+    )
 
 
 def claim(pk, worker):
@@ -187,8 +197,14 @@ def claim(pk, worker):
     process that claimed it is gone (a redelivery after that worker died), and
     only by one claimant: the UPDATE is conditional on the row unchanged.
     """
-    fields = dict(status=Run.Status.RUNNING, worker=worker, started=timezone.now(), attempts=F("attempts") + 1,
-                  version=F("version") + 1, cancel_requested=False)
+    fields = dict(
+        status=Run.Status.RUNNING,
+        worker=worker,
+        started=timezone.now(),
+        attempts=F("attempts") + 1,
+        version=F("version") + 1,
+        cancel_requested=False,
+    )
     # A claimant beats before it holds anything, so that no one finds it silent in between.
     beat(worker)
     if Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(**fields):
@@ -199,11 +215,16 @@ def claim(pk, worker):
     if held["attempts"] >= settings.CORELSWEB_MAX_ATTEMPTS:
         finish(pk, Run.Status.FAILED, error=attempts_used_up(held["attempts"]), holder=held["worker"])
         return False
-    return Run.objects.filter(pk=pk, status=Run.Status.RUNNING, worker=held["worker"],
-                              attempts=held["attempts"]).update(**fields) == 1
+    return (
+        Run.objects.filter(pk=pk, status=Run.Status.RUNNING, worker=held["worker"], attempts=held["attempts"]).update(
+            **fields
+        )
+        == 1
+    )
 
 
 # Finishing ---------------------------------------------------------------------------------------------------------
+
 
 def finish(pk, status, *, result=None, error="", traceback="", holder=None, expected=Run.ACTIVE):
     """Make run ``pk`` final with ``status``, once; tell its path. Return True if this call ended it.
@@ -214,8 +235,9 @@ def finish(pk, status, *, result=None, error="", traceback="", holder=None, expe
     runs = Run.objects.filter(pk=pk, status__in=expected)
     if holder is not None:
         runs = runs.filter(status=Run.Status.RUNNING, worker=holder)
-    fields = dict(status=status, error=error, traceback=traceback, finished=timezone.now(), progress={},
-                  version=F("version") + 1)
+    fields = dict(
+        status=status, error=error, traceback=traceback, finished=timezone.now(), progress={}, version=F("version") + 1
+    )
     if result is not None:
         fields.update(result=result, trace=result.get("trace") or {})
     if not runs.update(**fields):
@@ -233,6 +255,7 @@ def finish_with_result(pk, result, holder=None):
 
 # Executing ---------------------------------------------------------------------------------------------------------
 
+
 def execute(pk, worker):
     """Solve claimed run ``pk`` in a child process, supervise it, and finish the run."""
     run = Run.objects.select_related("dataset").get(pk=pk)
@@ -242,8 +265,13 @@ def execute(pk, worker):
         return finish(pk, Run.Status.FAILED, error=str(e), holder=worker)
     except Exception as e:
         log.exception("run %s could not be prepared", pk)
-        return finish(pk, Run.Status.FAILED, error=f"The run could not start: an internal error ({type(e).__name__}).",
-                      traceback=tb.format_exc(), holder=worker)
+        return finish(
+            pk,
+            Run.Status.FAILED,
+            error=f"The run could not start: an internal error ({type(e).__name__}).",
+            traceback=tb.format_exc(),
+            holder=worker,
+        )
     return Supervisor(run, worker, solving.Child.start(job)).watch()
 
 
@@ -279,8 +307,10 @@ class Supervisor:
                 return None
             message = self.child.conn.recv()
         except (EOFError, OSError):
-            return self._stopped(Run.Status.FAILED, f"The solving process stopped unexpectedly "
-                                                    f"({self.child.death_words()}); it is not retried.")
+            return self._stopped(
+                Run.Status.FAILED,
+                f"The solving process stopped unexpectedly ({self.child.death_words()}); it is not retried.",
+            )
         kind = message[0]
         if kind == "progress":
             self._append(message[1])
@@ -310,16 +340,21 @@ class Supervisor:
         if self.cancel_sent is not None and now - self.cancel_sent > settings.CORELSWEB_CANCEL_GRACE_SECONDS:
             self.child.kill()
             grace = settings.CORELSWEB_CANCEL_GRACE_SECONDS
-            return self._stopped(Run.Status.CANCELLED, f"Cancelled; the search did not stop within {grace:g} s of "
-                                                       "the request, so it was ended.", result_status="cancelled")
+            return self._stopped(
+                Run.Status.CANCELLED,
+                f"Cancelled; the search did not stop within {grace:g} s of the request, so it was ended.",
+                result_status="cancelled",
+            )
         if now >= self.deadline:
             self.child.kill()
             return self._stopped(Run.Status.FAILED, self._too_long())
         return None
 
     def _too_long(self):
-        words = (f"The search did not return within {self.hard:g} s (its time limit plus "
-                 f"{settings.CORELSWEB_HARD_LIMIT_GRACE_SECONDS:g} s of grace), so it was stopped; it is not retried.")
+        words = (
+            f"The search did not return within {self.hard:g} s (its time limit plus "
+            f"{settings.CORELSWEB_HARD_LIMIT_GRACE_SECONDS:g} s of grace), so it was stopped; it is not retried."
+        )
         kept = " Its best model so far is kept." if self.incumbent else " It had found no model yet."
         return words + kept + " Try a shorter time limit, a larger λ or a smaller depth."
 

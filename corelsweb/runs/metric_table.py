@@ -22,8 +22,13 @@ POLICY = [
     ("mean_outcome_where_agreeing", "Mean outcome where it agrees", "", "4"),
 ]
 # Scores (higher is better) whose drop from training to test means overfitting, and the drop that warns.
-OVERFIT_SCORES = [("auc", "AUC"), ("balanced_accuracy", "balanced accuracy"), ("accuracy", "accuracy"),
-                  ("harrell_c", "Harrell's C"), ("ibs_ratio", "IBS ratio")]
+OVERFIT_SCORES = [
+    ("auc", "AUC"),
+    ("balanced_accuracy", "balanced accuracy"),
+    ("accuracy", "accuracy"),
+    ("harrell_c", "Harrell's C"),
+    ("ibs_ratio", "IBS ratio"),
+]
 OVERFIT_GAP = 0.1
 
 
@@ -56,16 +61,38 @@ def metric_table(result):
     for key, title, meaning, how in rows_for(train):
         if train.get(key) is None and (test or {}).get(key) is None:
             continue
-        rows.append({"key": key, "title": title, "meaning": meaning, "training": fmt(train.get(key), how),
-                     "test": fmt((test or {}).get(key), how) if test is not None else None})
+        rows.append(
+            {
+                "key": key,
+                "title": title,
+                "meaning": meaning,
+                "training": fmt(train.get(key), how),
+                "test": fmt((test or {}).get(key), how) if test is not None else None,
+            }
+        )
     misclassified = [train.get("misclassifications"), (test or {}).get("misclassifications")]
     if misclassified[0] is not None:
-        rows.insert(1, {"key": "misclassifications", "title": "Misclassified rows", "meaning": "(weighted) count",
-                        "training": f"{misclassified[0]:,.0f} of {train.get('n_samples', 0):,}",
-                        "test": None if test is None else "—" if misclassified[1] is None else
-                        f"{misclassified[1]:,.0f} of {test.get('n_samples', 0):,}"})
-    return {"rows": rows, "test": test is not None, "test_description": holdout.get("description", ""),
-            "test_rows": holdout.get("n_samples"), "test_error": holdout.get("error")}
+        rows.insert(
+            1,
+            {
+                "key": "misclassifications",
+                "title": "Misclassified rows",
+                "meaning": "(weighted) count",
+                "training": f"{misclassified[0]:,.0f} of {train.get('n_samples', 0):,}",
+                "test": None
+                if test is None
+                else "—"
+                if misclassified[1] is None
+                else f"{misclassified[1]:,.0f} of {test.get('n_samples', 0):,}",
+            },
+        )
+    return {
+        "rows": rows,
+        "test": test is not None,
+        "test_description": holdout.get("description", ""),
+        "test_rows": holdout.get("n_samples"),
+        "test_error": holdout.get("error"),
+    }
 
 
 def overfitting_warnings(result):
@@ -76,9 +103,11 @@ def overfitting_warnings(result):
     for key, words in OVERFIT_SCORES:
         a, b = train.get(key), test.get(key)
         if a is not None and b is not None and a - b >= OVERFIT_GAP:
-            out.append(f"Training {words} {a:.3f} against test {b:.3f}: the model fits the rows it was fitted on much "
-                       f"better than new ones (overfitting). A larger λ, a smaller depth or more rows per leaf "
-                       "usually narrows the gap.")
+            out.append(
+                f"Training {words} {a:.3f} against test {b:.3f}: the model fits the rows it was fitted on much "
+                f"better than new ones (overfitting). A larger λ, a smaller depth or more rows per leaf "
+                "usually narrows the gap."
+            )
             break  # one warning says it; the table has the rest
     return out
 
@@ -114,18 +143,38 @@ def fairness_table(result, names, task=None):
         for g in block["groups"]:
             cm = g["confusion_matrix"]
             label = names[g["group"]] if names else str(g["group"])
-            groups.append({"name": f"{label} (group {'a' if g['group'] == 1 else 'b'})", "n": g["n"],
-                           "positive_rate": fmt(g["positive_rate"], "percent"),
-                           "true_positive_rate": fmt(g["true_positive_rate"], "percent"),
-                           "confusion": [[classes[t], *(f"{v:,.0f}" for v in cm[t])] for t in range(2)]})
-        out.append({"data": data, "discrimination": fmt(block.get(measure), "4"), "groups": groups,
-                    "other": fmt(block.get("equality_of_opportunity" if measure == "demographic_parity"
-                                           else "demographic_parity"), "4")})
-    words = {"demographic_parity": "Demographic parity: |P(ŷ = positive | group a) − P(ŷ = positive | group b)|",
-             "equality_of_opportunity": "Equality of opportunity: |TPR(group a) − TPR(group b)|"}
+            groups.append(
+                {
+                    "name": f"{label} (group {'a' if g['group'] == 1 else 'b'})",
+                    "n": g["n"],
+                    "positive_rate": fmt(g["positive_rate"], "percent"),
+                    "true_positive_rate": fmt(g["true_positive_rate"], "percent"),
+                    "confusion": [[classes[t], *(f"{v:,.0f}" for v in cm[t])] for t in range(2)],
+                }
+            )
+        out.append(
+            {
+                "data": data,
+                "discrimination": fmt(block.get(measure), "4"),
+                "groups": groups,
+                "other": fmt(
+                    block.get("equality_of_opportunity" if measure == "demographic_parity" else "demographic_parity"),
+                    "4",
+                ),
+            }
+        )
+    words = {
+        "demographic_parity": "Demographic parity: |P(ŷ = positive | group a) − P(ŷ = positive | group b)|",
+        "equality_of_opportunity": "Equality of opportunity: |TPR(group a) − TPR(group b)|",
+    }
     other = "equality_of_opportunity" if measure == "demographic_parity" else "demographic_parity"
-    return {"measure": words[measure], "other_measure": other.replace("_", " "),
-            "rows": out, "classes": classes, "names": names}
+    return {
+        "measure": words[measure],
+        "other_measure": other.replace("_", " "),
+        "rows": out,
+        "classes": classes,
+        "names": names,
+    }
 
 
 def searched_features(result, dataset_preview=None, evaluation=None):
@@ -151,16 +200,28 @@ def searched_features(result, dataset_preview=None, evaluation=None):
         else:
             detail = "; ".join(entry["other"])
         columns.append({"column": entry["column"], "count": entry["count"], "detail": detail})
-    out = {"n_features": problem.get("n_features"), "n_samples": problem.get("n_samples"), "columns": columns,
-           "method": report.get("method", ""), "exact": report.get("exact", True),
-           "best_accuracy": report.get("best_accuracy"), "best_accuracy_raw": report.get("best_accuracy_raw"),
-           "why": ""}
+    out = {
+        "n_features": problem.get("n_features"),
+        "n_samples": problem.get("n_samples"),
+        "columns": columns,
+        "method": report.get("method", ""),
+        "exact": report.get("exact", True),
+        "best_accuracy": report.get("best_accuracy"),
+        "best_accuracy_raw": report.get("best_accuracy_raw"),
+        "why": "",
+    }
     preview = dataset_preview or {}
     if preview.get("n_features") is not None and (preview["n_features"] != out["n_features"] or evaluation):
         whole = preview.get("n_rows") or 0
-        out["why"] = (f"The dataset page previews {preview['n_features']:,} features made from all "
-                      f"{whole:,} rows; this run made its {out['n_features']:,} from its own "
-                      f"{out['n_samples']:,} training rows" + (" (the test rows were left out)" if evaluation else "")
-                      + (", and boosted or quantile thresholds are refitted on them." if not out["exact"] else
-                         ", so values that occur only in the test rows give no thresholds here."))
+        out["why"] = (
+            f"The dataset page previews {preview['n_features']:,} features made from all "
+            f"{whole:,} rows; this run made its {out['n_features']:,} from its own "
+            f"{out['n_samples']:,} training rows"
+            + (" (the test rows were left out)" if evaluation else "")
+            + (
+                ", and boosted or quantile thresholds are refitted on them."
+                if not out["exact"]
+                else ", so values that occur only in the test rows give no thresholds here."
+            )
+        )
     return out

@@ -19,8 +19,14 @@ class Run(models.Model):
         FAILED = "failed", "Failed"
 
     ACTIVE = (Status.QUEUED, Status.RUNNING)
-    WITH_MODEL = (Status.OPTIMAL, Status.HEURISTIC, Status.TIME_LIMIT, Status.NODE_LIMIT, Status.MEMORY_LIMIT,
-                  Status.CANCELLED)
+    WITH_MODEL = (
+        Status.OPTIMAL,
+        Status.HEURISTIC,
+        Status.TIME_LIMIT,
+        Status.NODE_LIMIT,
+        Status.MEMORY_LIMIT,
+        Status.CANCELLED,
+    )
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="runs")
     dataset = models.ForeignKey("datasets.Dataset", models.CASCADE, related_name="runs")

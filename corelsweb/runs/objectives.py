@@ -33,9 +33,12 @@ def single_leaf_data(problem):
     if problem.y is not None:
         out["class_weights"] = np.bincount(problem.y, weights=problem.weights, minlength=problem.n_classes).tolist()
     if problem.time is not None and problem.event is not None:
-        out["ibs"] = {f"{t}/{n}": single_leaf_loss("ibs", params={"ipcw_ties": t, "time_normalizer": n},
-                                                   survival=(problem.event, problem.time))
-                      for t, n in SURVIVAL_CONVENTIONS}
+        out["ibs"] = {
+            f"{t}/{n}": single_leaf_loss(
+                "ibs", params={"ipcw_ties": t, "time_normalizer": n}, survival=(problem.event, problem.time)
+            )
+            for t, n in SURVIVAL_CONVENTIONS
+        }
     return out
 
 

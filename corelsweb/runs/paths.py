@@ -55,15 +55,29 @@ def get_path_for_user(request, pk):
 def create_path(owner, dataset, algorithm, params, limits, lambdas, folds, seed=0):
     """Store a path and one queued run per (λ, fold); enqueue them as a group on commit."""
     path = RegularizationPath.objects.create(
-        owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits,
-        lambdas=sorted(set(lambdas), reverse=True), folds=folds, seed=seed,
+        owner=owner,
+        dataset=dataset,
+        algorithm=algorithm,
+        params=params,
+        limits=limits,
+        lambdas=sorted(set(lambdas), reverse=True),
+        folds=folds,
+        seed=seed,
         metric=selection_metric(algorithm, params),
     )
     runs = [
-        services.new_run(owner, dataset, algorithm, {**params, "regularization": lam}, limits,
-                         {"kfold": folds, "fold": fold, "seed": seed}, f"path #{path.pk}: λ={lam:g}, fold {fold + 1}",
-                         path)
-        for lam in path.lambdas for fold in range(folds)
+        services.new_run(
+            owner,
+            dataset,
+            algorithm,
+            {**params, "regularization": lam},
+            limits,
+            {"kfold": folds, "fold": fold, "seed": seed},
+            f"path #{path.pk}: λ={lam:g}, fold {fold + 1}",
+            path,
+        )
+        for lam in path.lambdas
+        for fold in range(folds)
     ]
     Run.objects.bulk_create(runs)
     lifecycle.send(runs)
@@ -87,18 +101,25 @@ def summarize(path, grid, baseline=None):
         done = [r for r in runs if r is not None and r.result is not None]
         train = [r.result["metrics"].get(path.metric) for r in done]
         valid = [(r.result.get("holdout") or {}).get("metrics", {}).get(path.metric) for r in done]
-        leaves = [len([f for f in r.result["model"].get("feature", []) if f == -1]) or
-                  len(r.result["model"].get("antecedents", [])) + 1 for r in done]
-        rows.append({
-            "lambda": lam,
-            "folds_done": len(done),
-            "failed": sum(1 for r in runs if r is not None and r.status == Run.Status.FAILED),
-            "optimal": sum(1 for r in done if r.status == Run.Status.OPTIMAL),
-            "train_mean": _mean(train), "valid_mean": _mean(valid), "valid_std": _std(valid),
-            "leaves_mean": _mean(leaves),
-            "complete": len(done) == path.folds and None not in valid,
-            "cart": baseline.get(lam),
-        })
+        leaves = [
+            len([f for f in r.result["model"].get("feature", []) if f == -1])
+            or len(r.result["model"].get("antecedents", [])) + 1
+            for r in done
+        ]
+        rows.append(
+            {
+                "lambda": lam,
+                "folds_done": len(done),
+                "failed": sum(1 for r in runs if r is not None and r.status == Run.Status.FAILED),
+                "optimal": sum(1 for r in done if r.status == Run.Status.OPTIMAL),
+                "train_mean": _mean(train),
+                "valid_mean": _mean(valid),
+                "valid_std": _std(valid),
+                "leaves_mean": _mean(leaves),
+                "complete": len(done) == path.folds and None not in valid,
+                "cart": baseline.get(lam),
+            }
+        )
     return rows
 
 
@@ -121,19 +142,32 @@ def cart_baseline(path, grid):
         for fold in range(path.folds):
             cell = grid[(path.lambdas[0], fold)]
             # The fold's own rows and binary features (the cell's binarization), grown by CART.
-            prepared = pipeline.prepare(table, Roles.from_dict(cell.roles), "cart", cell.binarization,
-                                        solving.evaluation(cell))
+            prepared = pipeline.prepare(
+                table, Roles.from_dict(cell.roles), "cart", cell.binarization, solving.evaluation(cell)
+            )
             for lam in path.lambdas:
-                result = api.solve(prepared.problem, "cart",
-                                   {"max_depth": path.params.get("max_depth"), "regularization": lam})
+                result = api.solve(
+                    prepared.problem, "cart", {"max_depth": path.params.get("max_depth"), "regularization": lam}
+                )
                 holdout = pipeline.score(result.model, prepared)
-                scores[lam].append((result.metrics.get(path.metric), holdout.get("metrics", {}).get(path.metric),
-                                    result.model.n_leaves))
+                scores[lam].append(
+                    (
+                        result.metrics.get(path.metric),
+                        holdout.get("metrics", {}).get(path.metric),
+                        result.model.n_leaves,
+                    )
+                )
     except (DataError, ParameterError, ProblemError):
         log.exception("CART baseline of path %s failed", path.pk)
         return {}
-    return {lam: {"train_mean": _mean([s[0] for s in rows]), "valid_mean": _mean([s[1] for s in rows]),
-                  "leaves_mean": _mean([s[2] for s in rows])} for lam, rows in scores.items()}
+    return {
+        lam: {
+            "train_mean": _mean([s[0] for s in rows]),
+            "valid_mean": _mean([s[1] for s in rows]),
+            "leaves_mean": _mean([s[2] for s in rows]),
+        }
+        for lam, rows in scores.items()
+    }
 
 
 def _mean(values):
@@ -181,19 +215,29 @@ def cell_finished(path_pk):
     chosen = choose_lambda(rows, METRICS[path.metric][1])
     missing = any(r.result is None for r in grid.values())
     status = RegularizationPath.Status.INCOMPLETE if missing or chosen is None else RegularizationPath.Status.REFITTING
-    claimed = RegularizationPath.objects.filter(pk=path.pk, status=RegularizationPath.Status.RUNNING,
-                                                refit_run=None).update(summary=rows, chosen_lambda=chosen,
-                                                                       status=status)
+    claimed = RegularizationPath.objects.filter(
+        pk=path.pk, status=RegularizationPath.Status.RUNNING, refit_run=None
+    ).update(summary=rows, chosen_lambda=chosen, status=status)
     if claimed and status == RegularizationPath.Status.REFITTING:
         start_refit(path, chosen)
 
 
 def start_refit(path, lam):
     with transaction.atomic():
-        refit = services.new_run(path.owner, path.dataset, path.algorithm, {**path.params, "regularization": lam},
-                                 path.limits, {}, f"path #{path.pk}: refit on all rows at λ={lam:g}", path)
+        refit = services.new_run(
+            path.owner,
+            path.dataset,
+            path.algorithm,
+            {**path.params, "regularization": lam},
+            path.limits,
+            {},
+            f"path #{path.pk}: refit on all rows at λ={lam:g}",
+            path,
+        )
         refit.save()
-        RegularizationPath.objects.filter(pk=path.pk).update(refit_run=refit, status=RegularizationPath.Status.REFITTING)
+        RegularizationPath.objects.filter(pk=path.pk).update(
+            refit_run=refit, status=RegularizationPath.Status.REFITTING
+        )
         lifecycle.send([refit])
     return refit
 
@@ -202,8 +246,9 @@ def refit_anyway(path):
     """Refit an incomplete path at the best λ among its complete rows."""
     if path.chosen_lambda is None or path.refit_run_id:
         return None
-    claimed = RegularizationPath.objects.filter(pk=path.pk, status=RegularizationPath.Status.INCOMPLETE,
-                                                refit_run=None).update(status=RegularizationPath.Status.REFITTING)
+    claimed = RegularizationPath.objects.filter(
+        pk=path.pk, status=RegularizationPath.Status.INCOMPLETE, refit_run=None
+    ).update(status=RegularizationPath.Status.REFITTING)
     return start_refit(path, path.chosen_lambda) if claimed else None
 
 
@@ -219,5 +264,6 @@ def finish_path(path):
 def retry_cell(path, run):
     """Queue a failed (or cancelled) cell again; the path collects once it finishes."""
     RegularizationPath.objects.filter(pk=path.pk, status=RegularizationPath.Status.INCOMPLETE).update(
-        status=RegularizationPath.Status.RUNNING, finished=None)
+        status=RegularizationPath.Status.RUNNING, finished=None
+    )
     return services.retry_run(run)

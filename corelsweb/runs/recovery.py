@@ -37,12 +37,13 @@ def requeue_orphans():
         if not lifecycle.holder_is_gone(run.worker):
             continue
         if run.attempts >= settings.CORELSWEB_MAX_ATTEMPTS:
-            lifecycle.finish(run.pk, Run.Status.FAILED, error=lifecycle.attempts_used_up(run.attempts),
-                             holder=run.worker)
+            lifecycle.finish(
+                run.pk, Run.Status.FAILED, error=lifecycle.attempts_used_up(run.attempts), holder=run.worker
+            )
             continue
-        moved = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, worker=run.worker,
-                                   attempts=run.attempts).update(status=Run.Status.QUEUED, message_id="",
-                                                                 version=F("version") + 1)
+        moved = Run.objects.filter(
+            pk=run.pk, status=Run.Status.RUNNING, worker=run.worker, attempts=run.attempts
+        ).update(status=Run.Status.QUEUED, message_id="", version=F("version") + 1)
         if moved:
             log.warning("run %s: its worker %s is gone; queued again", run.pk, run.worker)
             lifecycle.send([run])
@@ -89,16 +90,20 @@ def waiting_message_ids(client):
 def resend_lost():
     """Re-send every queued run whose message is not waiting in the broker (past a grace period); return how many."""
     grace = timezone.now() - timedelta(seconds=settings.CORELSWEB_RECONCILE_SECONDS)
-    queued = list(Run.objects.filter(status=Run.Status.QUEUED).only("pk", "queue", "limits", "message_id",
-                                                                    "message_sent"))
+    queued = list(
+        Run.objects.filter(status=Run.Status.QUEUED).only("pk", "queue", "limits", "message_id", "message_sent")
+    )
     if not queued:
         return 0
     with redis_client() as client:
         if client is None:
             return 0
         waiting = waiting_message_ids(client)
-    lost = [r for r in queued if not r.message_id or (r.message_id not in waiting and
-                                                      (r.message_sent is None or r.message_sent < grace))]
+    lost = [
+        r
+        for r in queued
+        if not r.message_id or (r.message_id not in waiting and (r.message_sent is None or r.message_sent < grace))
+    ]
     for run in lost:
         lifecycle.send_now(run.pk, lifecycle.task_options(run))
     if lost:
@@ -119,8 +124,11 @@ def broker_overview():
         unacked = message_ids(client.hvals("unacked"))
         waiting = {q: client.llen(q) for q in settings.CORELSWEB_QUEUES}
     live = set(Run.objects.filter(status__in=Run.ACTIVE, message_id__in=unacked).values_list("message_id", flat=True))
-    return {"waiting": waiting, "held": sum(1 for i in unacked if i in live),
-            "leftovers": sum(1 for i in unacked if i not in live)}
+    return {
+        "waiting": waiting,
+        "held": sum(1 for i in unacked if i in live),
+        "leftovers": sum(1 for i in unacked if i not in live),
+    }
 
 
 def reconcile():

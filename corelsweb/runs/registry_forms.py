@@ -43,8 +43,11 @@ def test_datasets(dataset):
 
 def evaluation_choices(dataset, every=False):
     """Return the test-data choices: none, holdouts, and the owner's datasets with the needed columns (or ``every``)."""
-    choices = [("", "none: fit on every row"), ("holdout:0.2", "hold out 20 % (stratified)"),
-               ("holdout:0.3", "hold out 30 % (stratified)")]
+    choices = [
+        ("", "none: fit on every row"),
+        ("holdout:0.2", "hold out 20 % (stratified)"),
+        ("holdout:0.3", "hold out 30 % (stratified)"),
+    ]
     if dataset is not None:
         usable, refused = test_datasets(dataset)
         choices += [(f"test:{d.pk}", f"test file: {d.name}") for d in usable + (refused if every else [])]
@@ -70,26 +73,39 @@ class RunForm(forms.Form):
     """Parameters of one algorithm, plus the run's limits."""
 
     time_limit = forms.FloatField(
-        min_value=0.1, label="Time limit (seconds)",
+        min_value=0.1,
+        label="Time limit (seconds)",
         help_text="The search stops here and returns its best model with a proved lower bound.",
     )
     node_limit = forms.IntegerField(min_value=1, required=False, label="Node limit", help_text="Empty = no limit.")
     memory_limit_mb = forms.IntegerField(min_value=16, label="Memory limit (MB)")
 
     evaluation = forms.ChoiceField(
-        required=False, label="Test data",
+        required=False,
+        label="Test data",
         help_text="Rows the model is scored on but not fitted to; the same split for every run on this dataset.",
     )
     lambda_mode = forms.ChoiceField(
-        required=False, label="Choose λ by", initial="lambda",
-        choices=[("lambda", "its value (below)"), ("max_leaves", "at most L leaves / rules"),
-                 ("min_rows", "at least k rows per leaf / rule")],
+        required=False,
+        label="Choose λ by",
+        initial="lambda",
+        choices=[
+            ("lambda", "its value (below)"),
+            ("max_leaves", "at most L leaves / rules"),
+            ("min_rows", "at least k rows per leaf / rule"),
+        ],
     )
     lambda_target = forms.IntegerField(required=False, min_value=1, label="L or k")
-    run_name = forms.CharField(required=False, max_length=120, label="Name",
-                               help_text="Optional: a short name for lists and comparisons.")
-    run_note = forms.CharField(required=False, max_length=2000, label="Note", widget=forms.Textarea(attrs={"rows": 2}),
-                               help_text="Optional: why you ran it, what you expect.")
+    run_name = forms.CharField(
+        required=False, max_length=120, label="Name", help_text="Optional: a short name for lists and comparisons."
+    )
+    run_note = forms.CharField(
+        required=False,
+        max_length=2000,
+        label="Note",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional: why you ran it, what you expect.",
+    )
 
     def __init__(self, algorithm, *args, dataset=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -103,8 +119,9 @@ class RunForm(forms.Form):
             refused = test_datasets(dataset)[1]
             if refused:
                 names = ", ".join(d.name for d in refused[:5]) + (" …" if len(refused) > 5 else "")
-                self.fields["evaluation"].help_text += (f" Not offered ({len(refused)}), because they lack columns "
-                                                        f"this run needs: {names}.")
+                self.fields["evaluation"].help_text += (
+                    f" Not offered ({len(refused)}), because they lack columns this run needs: {names}."
+                )
         if not any(p.name == "regularization" for p in algorithm.params):
             del self.fields["lambda_mode"], self.fields["lambda_target"]
         self.fields["time_limit"].initial = settings.CORELSWEB_DEFAULT_TIME_LIMIT
@@ -153,8 +170,10 @@ class RunForm(forms.Form):
         config = {p.name: raw.get(p.name, p.default) for p in self.algorithm.params}
         loss0 = dataset_loss0(self.dataset, self.algorithm.name, config, features_preview(self.dataset))
         if loss0 is None:
-            raise forms.ValidationError("The loss of a single leaf on this table is not known before the run (it is "
-                                        "too large to read here); give λ as a number.")
+            raise forms.ValidationError(
+                "The loss of a single leaf on this table is not known before the run (it is "
+                "too large to read here); give λ as a number."
+            )
         try:
             lam, self.note = regularization_for(data["lambda_mode"], data["lambda_target"], self.dataset.n_rows, loss0)
         except ValueError as e:
@@ -212,7 +231,8 @@ class PathForm(RunForm):
     """An algorithm's parameters (all but λ), a λ grid and the number of folds."""
 
     lambdas = forms.CharField(
-        initial="0.002, 0.005, 0.01, 0.02, 0.05", label="λ grid",
+        initial="0.002, 0.005, 0.01, 0.02, 0.05",
+        label="λ grid",
         help_text="Comma-separated values of λ; each is fitted on every fold.",
     )
     folds = forms.IntegerField(min_value=2, max_value=10, initial=5, label="Folds")
@@ -238,6 +258,7 @@ class PathForm(RunForm):
     def clean(self):
         data = super().clean()
         if data.get("lambdas") and data.get("folds") and len(data["lambdas"]) * data["folds"] > self.MAX_CELLS:
-            raise forms.ValidationError(f"That is {len(data['lambdas']) * data['folds']} fits; at most "
-                                        f"{self.MAX_CELLS} per path.")
+            raise forms.ValidationError(
+                f"That is {len(data['lambdas']) * data['folds']} fits; at most {self.MAX_CELLS} per path."
+            )
         return data

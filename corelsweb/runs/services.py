@@ -30,9 +30,18 @@ def get_run_for_user(request, pk):
 
 def new_run(owner, dataset, algorithm, params, limits, evaluation=None, note="", path=None):
     """Return an unsaved queued run with a snapshot of the dataset's roles and binarization, routed to a queue."""
-    run = Run(owner=owner, dataset=dataset, algorithm=algorithm, params=params, limits=limits, roles=dict(dataset.roles),
-              binarization=registry.get(algorithm).binarization_for(dataset.binarization), evaluation=evaluation or {},
-              note=note, path=path)
+    run = Run(
+        owner=owner,
+        dataset=dataset,
+        algorithm=algorithm,
+        params=params,
+        limits=limits,
+        roles=dict(dataset.roles),
+        binarization=registry.get(algorithm).binarization_for(dataset.binarization),
+        evaluation=evaluation or {},
+        note=note,
+        path=path,
+    )
     run.queue = queue_for(run)
     return run
 
@@ -59,8 +68,7 @@ def create_run(owner, dataset, algorithm, params, limits, evaluation=None, note=
 
 def retry_run(run):
     """Queue a fresh run with the same settings and evaluation (and path cell), under the dataset's current roles."""
-    copy = new_run(run.owner, run.dataset, run.algorithm, run.params, run.limits, run.evaluation, run.note,
-                   run.path)
+    copy = new_run(run.owner, run.dataset, run.algorithm, run.params, run.limits, run.evaluation, run.note, run.path)
     copy.save()
     lifecycle.send([copy])
     return copy
@@ -68,8 +76,9 @@ def retry_run(run):
 
 def cancel_run(run):
     """Cancel a queued run at once; ask a running one to stop (it keeps its best model)."""
-    if lifecycle.finish(run.pk, Run.Status.CANCELLED, error="Cancelled before it started.",
-                        expected=(Run.Status.QUEUED,)):
+    if lifecycle.finish(
+        run.pk, Run.Status.CANCELLED, error="Cancelled before it started.", expected=(Run.Status.QUEUED,)
+    ):
         return
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True, version=F("version") + 1)
 
@@ -105,8 +114,15 @@ def estimate_for(dataset, algorithm, params):
     n_features = spec.searched_features(preview["n_features"], params)
     column_cuts = [count for _, count in preview.get("by_column", [])]
     binarization = spec.binarization_for(dataset.binarization)
-    out = algorithm_estimate(spec, n_features, dataset.n_rows, dataset_loss0(dataset, algorithm, params, preview),
-                             params, binarization=binarization, column_cuts=column_cuts)
+    out = algorithm_estimate(
+        spec,
+        n_features,
+        dataset.n_rows,
+        dataset_loss0(dataset, algorithm, params, preview),
+        params,
+        binarization=binarization,
+        column_cuts=column_cuts,
+    )
     out["binarization"] = binarization
     return out
 
@@ -116,8 +132,10 @@ def quota_problem(owner, new_runs=1):
     active = Run.objects.filter(owner=owner, status__in=Run.ACTIVE).count()
     limit = settings.CORELSWEB_MAX_ACTIVE_RUNS
     if active + new_runs > limit:
-        return (f"You have {active} runs queued or running and may have at most {limit}; wait for some to finish "
-                "or cancel them.")
+        return (
+            f"You have {active} runs queued or running and may have at most {limit}; wait for some to finish "
+            "or cancel them."
+        )
     return None
 
 
@@ -135,11 +153,15 @@ def optimal_run_for(run):
 
     wanted = gosdt_config(run.params)
     keys = ("objective", "regularization", "max_depth", "cost_weight")
-    candidates = Run.objects.filter(owner=run.owner, dataset=run.dataset, algorithm="gosdt").exclude(
-        status__in=(Run.Status.FAILED, Run.Status.CANCELLED)).order_by("-created")
+    candidates = (
+        Run.objects.filter(owner=run.owner, dataset=run.dataset, algorithm="gosdt")
+        .exclude(status__in=(Run.Status.FAILED, Run.Status.CANCELLED))
+        .order_by("-created")
+    )
     for other in candidates:
-        if all(getattr(other, k) == getattr(run, k) for k in SAME_DATA) and \
-                all(other.params.get(k) == wanted[k] for k in keys):
+        if all(getattr(other, k) == getattr(run, k) for k in SAME_DATA) and all(
+            other.params.get(k) == wanted[k] for k in keys
+        ):
             return other
     return None
 

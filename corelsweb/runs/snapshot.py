@@ -20,8 +20,11 @@ def _param_rows(name, params):
         return [(k, v) for k, v in params.items()]
     # Registry order and titles (the database may reorder JSON keys); a parameter the form hides
     # for these settings (ω for plain accuracy, say) played no part in the run and is left out.
-    return [(p.title, params.get(p.name)) for p in spec.params
-            if all(params.get(other) in values for other, values in p.visible_when.items())]
+    return [
+        (p.title, params.get(p.name))
+        for p in spec.params
+        if all(params.get(other) in values for other, values in p.visible_when.items())
+    ]
 
 
 def dataset_summary(dataset, include_data=False):

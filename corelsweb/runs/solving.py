@@ -70,8 +70,9 @@ def prepare(run, warm=True):
 
     ``warm``: compile here, so that the child inherits the kernels instead of compiling them on every run.
     """
-    prepared = pipeline.prepare(load_table(run.dataset), Roles.from_dict(run.roles), run.algorithm, run.binarization,
-                                evaluation(run), warm=warm)
+    prepared = pipeline.prepare(
+        load_table(run.dataset), Roles.from_dict(run.roles), run.algorithm, run.binarization, evaluation(run), warm=warm
+    )
     return Job(prepared, run.params, Limits.from_dict(run.limits))
 
 
@@ -162,8 +163,11 @@ def child_main(conn, job):
     except USER_ERRORS as e:
         message = ("error", str(e), "")
     except MemoryError:
-        message = ("error", "The solver ran out of memory; try a larger λ, a smaller depth or coarser thresholds.",
-                   tb.format_exc())
+        message = (
+            "error",
+            "The solver ran out of memory; try a larger λ, a smaller depth or coarser thresholds.",
+            tb.format_exc(),
+        )
     except Exception as e:
         log.exception("the solve of a run failed")
         message = ("error", f"The solver stopped with an internal error ({type(e).__name__}).", tb.format_exc())

@@ -55,15 +55,29 @@ def new_run(request, dataset_pk, algorithm):
         elif services.quota_problem(request.user):
             form.add_error(None, services.quota_problem(request.user))
         else:
-            run = services.create_run(request.user, dataset, spec.name, form.cleaned_data["params"], form.limits(),
-                                      form.evaluation_setting(), form.notes())
+            run = services.create_run(
+                request.user,
+                dataset,
+                spec.name,
+                form.cleaned_data["params"],
+                form.limits(),
+                form.evaluation_setting(),
+                form.notes(),
+            )
             Run.objects.filter(pk=run.pk).update(name=form.cleaned_data["run_name"].strip())
             return redirect(run)
-    shown = form.cleaned_data["params"] if form.is_bound and form.is_valid() else spec.clean(
-        {k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
-    ctx = {"dataset": dataset, "algorithm": spec, "form": form,
-           "readiness": algorithm_readiness([(spec.name, spec)])[0],
-           "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None}
+    shown = (
+        form.cleaned_data["params"]
+        if form.is_bound and form.is_valid()
+        else spec.clean({k[2:]: v for k, v in (initial or {}).items() if k.startswith("p_")})
+    )
+    ctx = {
+        "dataset": dataset,
+        "algorithm": spec,
+        "form": form,
+        "readiness": algorithm_readiness([(spec.name, spec)])[0],
+        "estimate": services.estimate_for(dataset, spec.name, shown) if spec.proves_optimality else None,
+    }
     return render(request, "runs/new.html", ctx, status=400 if form.errors else 200)
 
 
@@ -79,12 +93,15 @@ def form_estimate(request, dataset_pk, algorithm):
     estimate = services.estimate_for(dataset, spec.name, params) if params and spec.proves_optimality else None
     errors = [str(e) for e in form.non_field_errors()]
     errors += [f"{form[name].label}: {e[0]}" for name, e in form.errors.items() if name != "__all__"]
-    return JsonResponse({
-        "html": render_to_string("runs/_estimate.html", {"estimate": estimate, "dataset": dataset, "algorithm": spec,
-                                                          "errors": errors}),
-        "regularization": params.get("regularization") if params else None,
-        "lambda_text": form.note if valid else (errors[0] if errors else ""),
-    })
+    return JsonResponse(
+        {
+            "html": render_to_string(
+                "runs/_estimate.html", {"estimate": estimate, "dataset": dataset, "algorithm": spec, "errors": errors}
+            ),
+            "regularization": params.get("regularization") if params else None,
+            "lambda_text": form.note if valid else (errors[0] if errors else ""),
+        }
+    )
 
 
 def result_context(v):
@@ -98,7 +115,9 @@ def result_context(v):
         "panels": panels_for_result(result),
         "metrics": metric_table.metric_table(result),
         "overfitting": metric_table.overfitting_warnings(result),
-        "fairness": metric_table.fairness_table(result, v.get("group_names"), (result.get("params") or {}).get("objective")),
+        "fairness": metric_table.fairness_table(
+            result, v.get("group_names"), (result.get("params") or {}).get("objective")
+        ),
         "searched": metric_table.searched_features(result, v.get("features_preview"), v.get("evaluation")),
         "objective_words": objective_words(result["algorithm"], result.get("params") or {}),
         "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
@@ -111,8 +130,12 @@ def result_context(v):
 def detail(request, pk):
     run = services.get_run_for_user(request, pk)
     ctx = result_context(run_view(run))
-    ctx.update(run=run, share_links=run.share_links.all(), wait_note=run_wait_note(run) if run.is_active else "",
-               live_trace=bound_trace_figure(run.trace) if run.is_active else None)
+    ctx.update(
+        run=run,
+        share_links=run.share_links.all(),
+        wait_note=run_wait_note(run) if run.is_active else "",
+        live_trace=bound_trace_figure(run.trace) if run.is_active else None,
+    )
     if run.algorithm == "rashomon":
         ctx["optimal_run"] = services.optimal_run_for(run)
         ctx["rashomon_favourites"] = services.rashomon_favourites(run)
@@ -151,8 +174,15 @@ def rashomon_optimal_run(request, pk):
         messages.error(request, services.quota_problem(request.user))
         return redirect(run)
     params, limits, evaluation = services.optimal_run_settings(run)
-    new = services.create_run(request.user, run.dataset, "gosdt", params, limits, evaluation,
-                              f"The optimum of Rashomon run #{run.pk}'s settings.")
+    new = services.create_run(
+        request.user,
+        run.dataset,
+        "gosdt",
+        params,
+        limits,
+        evaluation,
+        f"The optimum of Rashomon run #{run.pk}'s settings.",
+    )
     messages.success(request, "Queued GOSDT with the Rashomon run's settings.")
     return redirect(new)
 
@@ -231,7 +261,6 @@ def result_json(request, pk):
     return response
 
 
-
 @login_required
 def new_path(request, dataset_pk, algorithm):
     dataset = get_dataset_for_user(request, dataset_pk)
@@ -246,8 +275,16 @@ def new_path(request, dataset_pk, algorithm):
         elif services.quota_problem(request.user, cells):
             form.add_error(None, services.quota_problem(request.user, cells))
         else:
-            path = paths.create_path(request.user, dataset, spec.name, params, form.limits(),
-                                     form.cleaned_data["lambdas"], form.cleaned_data["folds"], form.cleaned_data["seed"])
+            path = paths.create_path(
+                request.user,
+                dataset,
+                spec.name,
+                params,
+                form.limits(),
+                form.cleaned_data["lambdas"],
+                form.cleaned_data["folds"],
+                form.cleaned_data["seed"],
+            )
             return redirect(path)
     ctx = {"dataset": dataset, "algorithm": spec, "form": form}
     return render(request, "runs/new_path.html", ctx, status=400 if form.errors else 200)
@@ -256,18 +293,32 @@ def new_path(request, dataset_pk, algorithm):
 def path_context(path):
     grid = paths.cells(path)
     rows = path.summary or paths.summarize(path, grid)
-    table = [{"lambda": lam, "cells": [grid.get((lam, f)) for f in range(path.folds)],
-              "summary": next((r for r in rows if r["lambda"] == lam), None)} for lam in path.lambdas]
+    table = [
+        {
+            "lambda": lam,
+            "cells": [grid.get((lam, f)) for f in range(path.folds)],
+            "summary": next((r for r in rows if r["lambda"] == lam), None),
+        }
+        for lam in path.lambdas
+    ]
     active = any(r.is_active for r in grid.values()) or (path.refit_run is not None and path.refit_run.is_active)
     # The first fold's run of each λ: its tree's ROC hull on that fold's training rows.
-    first = [(lam, run.get_absolute_url(), run.result) for (lam, fold), run in grid.items()
-             if fold == 0 and run.result is not None]
+    first = [
+        (lam, run.get_absolute_url(), run.result)
+        for (lam, fold), run in grid.items()
+        if fold == 0 and run.result is not None
+    ]
     roc = roc_path_figure(first)
     title = paths.METRICS[path.metric][0]
-    return {"path": path, "table": table, "active": active, "metric_title": title,
-            "figure": path_figure(rows, path.metric, title, path.chosen_lambda),
-            "frontier": frontier_figure(rows, path.algorithm, title) if paths.is_classification(path) else None,
-            "roc_figure": roc if len(roc["data"]) > 1 else None}
+    return {
+        "path": path,
+        "table": table,
+        "active": active,
+        "metric_title": title,
+        "figure": path_figure(rows, path.metric, title, path.chosen_lambda),
+        "frontier": frontier_figure(rows, path.algorithm, title) if paths.is_classification(path) else None,
+        "roc_figure": roc if len(roc["data"]) > 1 else None,
+    }
 
 
 @login_required
@@ -309,8 +360,11 @@ def dataset_runs(request, dataset_pk):
         "dataset": dataset,
         "runs": dataset.runs.filter(owner=request.user, path__isnull=True).order_by("-created")[:200],
         "paths": dataset.paths.filter(owner=request.user).annotate(n_runs=Count("runs"))[:50],
-        "algorithms": [a for a in registry.algorithms().values()
-                       if any(p.name == "regularization" for p in a.params) and roles_allow(dataset, a)],
+        "algorithms": [
+            a
+            for a in registry.algorithms().values()
+            if any(p.name == "regularization" for p in a.params) and roles_allow(dataset, a)
+        ],
     }
     return render(request, "runs/dataset_runs.html", ctx)
 
@@ -319,8 +373,9 @@ def dataset_runs(request, dataset_pk):
 def compare(request, dataset_pk):
     dataset = get_dataset_for_user(request, dataset_pk)
     ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()][:8]
-    runs = list(Run.objects.filter(pk__in=ids, dataset=dataset, owner=request.user, result__isnull=False)
-                .order_by("pk"))
+    runs = list(
+        Run.objects.filter(pk__in=ids, dataset=dataset, owner=request.user, result__isnull=False).order_by("pk")
+    )
     if len(runs) < 2:
         messages.error(request, "Tick at least two finished runs to compare.")
         return redirect("dataset-runs", dataset.pk)
@@ -333,20 +388,34 @@ def compare_context(dataset, runs):
     objectives = [objective_words(r.algorithm, r.result.get("params") or r.params) for r in runs]
     return {
         "dataset": dataset,
-        "columns": [{"run": r, "label": labels[k], "objective": objectives[k], "figure": model_figure(r.result),
-                     "element_id": f"fig-model-{r.pk}"} for k, r in enumerate(runs)],
+        "columns": [
+            {
+                "run": r,
+                "label": labels[k],
+                "objective": objectives[k],
+                "figure": model_figure(r.result),
+                "element_id": f"fig-model-{r.pk}",
+            }
+            for k, r in enumerate(runs)
+        ],
         "rows": comparison_rows(runs),
         "roc": roc_overlay_figure([(lab, r.get_absolute_url(), r.result) for lab, r in zip(labels, runs)]),
-        "traces": trace_comparison_figure([res for res in results if res.get("lower_bound") is not None],
-                                          labels=[lab for lab, res in zip(labels, results)
-                                                  if res.get("lower_bound") is not None]),
+        "traces": trace_comparison_figure(
+            [res for res in results if res.get("lower_bound") is not None],
+            labels=[lab for lab, res in zip(labels, results) if res.get("lower_bound") is not None],
+        ),
     }
 
 
 COMPARED_METRICS = [
-    ("accuracy", "accuracy", "{:.4f}"), ("balanced_accuracy", "balanced accuracy", "{:.4f}"), ("f1", "F1", "{:.4f}"),
-    ("auc", "AUC", "{:.4f}"), ("ibs", "integrated Brier score (lower is better)", "{:.5f}"),
-    ("ibs_ratio", "IBS ratio", "{:.4f}"), ("harrell_c", "Harrell's C", "{:.4f}"), ("uno_c", "Uno's C", "{:.4f}"),
+    ("accuracy", "accuracy", "{:.4f}"),
+    ("balanced_accuracy", "balanced accuracy", "{:.4f}"),
+    ("f1", "F1", "{:.4f}"),
+    ("auc", "AUC", "{:.4f}"),
+    ("ibs", "integrated Brier score (lower is better)", "{:.5f}"),
+    ("ibs_ratio", "IBS ratio", "{:.4f}"),
+    ("harrell_c", "Harrell's C", "{:.4f}"),
+    ("uno_c", "Uno's C", "{:.4f}"),
 ]
 
 
@@ -356,6 +425,7 @@ def comparison_rows(runs):
     Objectives differ between runs (1 − F1, misclassification with or without λ × leaves): each objective
     gets its own row, filled only for the runs that minimised it, so no row ranks incomparable numbers.
     """
+
     def metric(r, key, holdout=False):
         source = (r.result.get("holdout") or {}).get("metrics", {}) if holdout else r.result.get("metrics", {})
         return source.get(key)
@@ -365,20 +435,30 @@ def comparison_rows(runs):
         task = (r.result.get("params") or {}).get("objective")
         return block.get(task if task == "equality_of_opportunity" else "demographic_parity")
 
-    measures = [("status", lambda r: r.get_status_display(), None),
-                ("λ", lambda r: r.params.get("regularization"), "{:g}")]
+    measures = [
+        ("status", lambda r: r.get_status_display(), None),
+        ("λ", lambda r: r.params.get("regularization"), "{:g}"),
+    ]
     kinds = []
     for r in runs:
         words = objective_words(r.algorithm, r.result.get("params") or r.params)
         if words not in kinds:
             kinds.append(words)
     for words in kinds:
+
         def mine(r, words=words):
             return objective_words(r.algorithm, r.result.get("params") or r.params) == words
-        measures.append((f"objective: {words} (training)",
-                         lambda r, mine=mine: r.result["objective"] if mine(r) else None, "{:.6f}"))
-        measures.append(("lower bound on it",
-                         lambda r, mine=mine: r.result.get("lower_bound") if mine(r) else None, "{:.6f}"))
+
+        measures.append(
+            (
+                f"objective: {words} (training)",
+                lambda r, mine=mine: r.result["objective"] if mine(r) else None,
+                "{:.6f}",
+            )
+        )
+        measures.append(
+            ("lower bound on it", lambda r, mine=mine: r.result.get("lower_bound") if mine(r) else None, "{:.6f}")
+        )
     measures.append(("leaves / rules", lambda r: leaf_count(r.result["model"]), "{}"))
     for key, words, fmt in COMPARED_METRICS:
         measures.append((f"training {words}", lambda r, key=key: metric(r, key), fmt))
@@ -413,15 +493,25 @@ def rashomon_context(result):
     centre = extras.get("gosdt_optimum")
     if centre:
         centre = {**centre, "figure": tree_figure(centre["tree"])}
-    top = [{**t, "figure": tree_figure(t["tree"]), "element_id": f"rashomon-tree-{t['rank']}"}
-           for t in extras.get("top", [])]
+    top = [
+        {**t, "figure": tree_figure(t["tree"]), "element_id": f"rashomon-tree-{t['rank']}"}
+        for t in extras.get("top", [])
+    ]
     filterable = bool(extras.get("graph"))
     note = None
     if not filterable and extras.get("count"):
-        note = extras.get("graph_note") or next((w for w in extras.get("skipped", []) if "graph" in w),
-                                                "This result does not hold the set's graph, so filters are off.")
-    return {"extras": extras, "top": top, "features": sorted(extras.get("importance", []), key=lambda r: r["name"]),
-            "filterable": filterable, "filter_note": note, "centre": centre}
+        note = extras.get("graph_note") or next(
+            (w for w in extras.get("skipped", []) if "graph" in w),
+            "This result does not hold the set's graph, so filters are off.",
+        )
+    return {
+        "extras": extras,
+        "top": top,
+        "features": sorted(extras.get("importance", []), key=lambda r: r["name"]),
+        "filterable": filterable,
+        "filter_note": note,
+        "centre": centre,
+    }
 
 
 @login_required
@@ -437,8 +527,14 @@ def rashomon_count(request, pk):
         return JsonResponse({"error": str(e)}, status=400)
     count = load_rashomon(extras["graph"], (run.pk, run.version)).count(flt)
     total = extras["count"]
-    return JsonResponse({"count": str(count), "count_text": f"{count:,}", "total_text": f"{total:,}",
-                         "share": count / total if total else 0.0})
+    return JsonResponse(
+        {
+            "count": str(count),
+            "count_text": f"{count:,}",
+            "total_text": f"{total:,}",
+            "share": count / total if total else 0.0,
+        }
+    )
 
 
 def rashomon_filter(query, extras):
@@ -471,10 +567,17 @@ def rashomon_filter(query, extras):
 
     scale = int(extras.get("scale") or 1)
     score_min, score_max = number("score_min", float), number("score_max", float)
-    mistakes = (None if score_max is None else math.ceil((1 - score_max) * scale - 1e-9),
-                None if score_min is None else math.floor((1 - score_min) * scale + 1e-9))
-    return Filter(exclude=features("exclude"), include=features("include"), max_depth=number("max_depth", int),
-                  leaves=(number("leaves_min", int), number("leaves_max", int)), mistakes=mistakes)
+    mistakes = (
+        None if score_max is None else math.ceil((1 - score_max) * scale - 1e-9),
+        None if score_min is None else math.floor((1 - score_min) * scale + 1e-9),
+    )
+    return Filter(
+        exclude=features("exclude"),
+        include=features("include"),
+        max_depth=number("max_depth", int),
+        leaves=(number("leaves_min", int), number("leaves_max", int)),
+        mistakes=mistakes,
+    )
 
 
 _RASHOMON_SETS = {}  # (run id, version) -> TreeSet: a large graph is decoded once per process, its counts cached

@@ -14,14 +14,23 @@ ALGORITHM = Algorithm(
     params=(
         max_depth_param(default=4, optional=True),
         Param(
-            "min_samples_leaf", "int", 1, "Fewest training rows a leaf may hold.",
-            label="Min rows per leaf", minimum=1,
+            "min_samples_leaf",
+            "int",
+            1,
+            "Fewest training rows a leaf may hold.",
+            label="Min rows per leaf",
+            minimum=1,
         ),
         Param(
-            "criterion", "choice", "gini", "Impurity the greedy split search minimises.",
+            "criterion",
+            "choice",
+            "gini",
+            "Impurity the greedy split search minimises.",
             choices=("gini", "entropy"),
         ),
-        regularization_param(default=0.0, help_extra="CART grows greedily, then prunes away splits that do not pay for λ."),
+        regularization_param(
+            default=0.0, help_extra="CART grows greedily, then prunes away splits that do not pay for λ."
+        ),
     ),
     proves_optimality=False,
     multiclass=True,

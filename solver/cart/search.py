@@ -77,8 +77,15 @@ class CartSearch:
 def majority_leaf(problem):
     """Return the one-leaf tree that predicts the weighted majority class."""
     counts = np.bincount(problem.y, weights=problem.weights, minlength=len(problem.classes))[None, :]
-    return Tree(feature=[LEAF], left=[LEAF], right=[LEAF], prediction=counts.argmax(axis=1), counts=counts,
-                features=problem.features, classes=problem.classes)
+    return Tree(
+        feature=[LEAF],
+        left=[LEAF],
+        right=[LEAF],
+        prediction=counts.argmax(axis=1),
+        counts=counts,
+        features=problem.features,
+        classes=problem.classes,
+    )
 
 
 def node_counts(tree_, X, y, weights, n_classes):

@@ -47,16 +47,58 @@ BUDGET, DONE, MAINTAIN = 0, 1, 2
 NO_MAP, PERMUTATION_MAP, CAPTURED_MAP = 0, 1, 2
 
 # counters
-(BEST, BEST_LEN, BEST_DEFAULT, EVALS, LB_EVALS, POPS, EXPANSIONS, INSERTIONS, PRUNE_SUPPORT, PRUNE_ACCURATE,
- PRUNE_HIERARCHICAL, PRUNE_LOOKAHEAD, PRUNE_LENGTH, PRUNE_MAP, REPLACEMENTS, GC_RUNS, MAX_DEPTH, IMPROVEMENTS,
- MAP_COMPACTIONS, STALE_POPS, DEAD_POPS, MAX_QUEUE, MAX_TRIE, N_COUNTERS) = range(24)
+(
+    BEST,
+    BEST_LEN,
+    BEST_DEFAULT,
+    EVALS,
+    LB_EVALS,
+    POPS,
+    EXPANSIONS,
+    INSERTIONS,
+    PRUNE_SUPPORT,
+    PRUNE_ACCURATE,
+    PRUNE_HIERARCHICAL,
+    PRUNE_LOOKAHEAD,
+    PRUNE_LENGTH,
+    PRUNE_MAP,
+    REPLACEMENTS,
+    GC_RUNS,
+    MAX_DEPTH,
+    IMPROVEMENTS,
+    MAP_COMPACTIONS,
+    STALE_POPS,
+    DEAD_POPS,
+    MAX_QUEUE,
+    MAX_TRIE,
+    N_COUNTERS,
+) = range(24)
 
-COUNTER_NAMES = ("best", "best_length", "best_default", "evaluations", "lower_bound_evaluations", "queue_pops",
-                 "expansions", "queue_insertions", "pruned_minimum_support", "pruned_accurate_support",
-                 "pruned_hierarchical_bound", "pruned_lookahead_equivalent_points", "pruned_length_bound",
-                 "pruned_symmetry_map", "map_replacements", "garbage_collections", "max_evaluated_prefix_length",
-                 "improvements", "map_compactions", "stale_pops", "dead_pops", "max_queue_size_physical",
-                 "max_trie_size")
+COUNTER_NAMES = (
+    "best",
+    "best_length",
+    "best_default",
+    "evaluations",
+    "lower_bound_evaluations",
+    "queue_pops",
+    "expansions",
+    "queue_insertions",
+    "pruned_minimum_support",
+    "pruned_accurate_support",
+    "pruned_hierarchical_bound",
+    "pruned_lookahead_equivalent_points",
+    "pruned_length_bound",
+    "pruned_symmetry_map",
+    "map_replacements",
+    "garbage_collections",
+    "max_evaluated_prefix_length",
+    "improvements",
+    "map_compactions",
+    "stale_pops",
+    "dead_pops",
+    "max_queue_size_physical",
+    "max_trie_size",
+)
 
 
 class Config(NamedTuple):
@@ -104,8 +146,9 @@ def children_viable(data, cfg, best, bound, minority, depth, m):
     """Return False if no child of a prefix can beat ``best`` (tested when it is popped)."""
     if depth >= cfg.max_length:
         return False  # the user's limit on the number of rules (a constraint, not a bound)
-    if (cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points) and \
-            bound_key(data, cfg, bound, minority) >= best:
+    if (cfg.use_hierarchical or cfg.use_lookahead or cfg.use_equivalent_points) and bound_key(
+        data, cfg, bound, minority
+    ) >= best:
         return False  # Theorem 1 with Lemma 2 and Theorem 20: the whole subtree is dominated
     # Theorem 6: K' ≤ K + ⌊(R^c − b)/λ⌋ admits no longer prefix (Prop. 3: K' ≤ M)
     return not (cfg.use_length and (depth >= m or (data.lam > 0 and bound + data.lam > best)))
@@ -229,8 +272,26 @@ def parent_hash_of(data, cfg, scratch, depth):
 
 
 @numba.njit(cache=True)
-def insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, depth, s, errors, bound, minority,
-                 label, objective, captured, parent_hash):
+def insert_child(
+    data,
+    cfg,
+    trie,
+    heap,
+    pmap,
+    counters,
+    queued,
+    scratch,
+    node,
+    depth,
+    s,
+    errors,
+    bound,
+    minority,
+    label,
+    objective,
+    captured,
+    parent_hash,
+):
     """Add an unpruned child to the map, trie and queue, unless the map holds a better ordering."""
     slot, entry = 0, pm.EMPTY
     h = np.uint64(0)
@@ -252,8 +313,14 @@ def insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, d
             pm.insert(pmap, slot, h, scratch.key, child, generation, bound, minority)
         else:
             pm.update(pmap, np.int64(entry), np.int64(child), np.int64(generation), bound, np.int64(minority))
-    push(heap, policy_key(cfg.policy, depth + 1, bound, minority * data.scale, objective, captured), child,
-         generation, bound + minority * data.scale, depth + 1)
+    push(
+        heap,
+        policy_key(cfg.policy, depth + 1, bound, minority * data.scale, objective, captured),
+        child,
+        generation,
+        bound + minority * data.scale,
+        depth + 1,
+    )
     queued[depth + 1] += 1
     counters[INSERTIONS] += 1
 
@@ -295,8 +362,9 @@ def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queu
         objective = bound + min(n_g, n_f - n_g) * scale  # eq. (32)
         if objective < best:
             default = data.majority if n_f == 0 else (1 if 2 * n_g >= n_f else 0)
-            record_incumbent(trie, node, depth, s, label, default, objective, scratch, best_prefix, best_labels,
-                             counters)
+            record_incumbent(
+                trie, node, depth, s, label, default, objective, scratch, best_prefix, best_labels, counters
+            )
             best = objective
             improved = True
         minority = n_uz - nz  # eq. (28): b0(child) = |f ∩ z| / N
@@ -308,8 +376,26 @@ def expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queu
             continue
         if depth + 1 >= cfg.max_length:
             continue  # its children would break the user's limit on the number of rules
-        insert_child(data, cfg, trie, heap, pmap, counters, queued, scratch, node, depth, s, errors, bound,
-                     minority, label, objective, n - n_f, parent_hash)
+        insert_child(
+            data,
+            cfg,
+            trie,
+            heap,
+            pmap,
+            counters,
+            queued,
+            scratch,
+            node,
+            depth,
+            s,
+            errors,
+            bound,
+            minority,
+            label,
+            objective,
+            n - n_f,
+            parent_hash,
+        )
     for k in range(depth):
         scratch.in_prefix[scratch.prefix[k]] = 0
     counters[EVALS] += m - depth
@@ -365,8 +451,7 @@ def step(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued
                 remove_and_prune_up(trie, node)
             continue
         counters[EXPANSIONS] += 1
-        improved = expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued, scratch, node,
-                          depth)
+        improved = expand(data, cfg, trie, heap, pmap, best_prefix, best_labels, counters, queued, scratch, node, depth)
         if trie.n_children[node] == 0 and node != ROOT:
             remove_and_prune_up(trie, node)
         else:
@@ -398,8 +483,11 @@ def _mark_dead(data, cfg, trie, best, stack):
             k -= 1
             j = stack[k]
             bound = trie.errors[j] * data.scale + trie.depth[j] * data.lam
-            dead = dead or (trie.flags[j] & REPLACED) != 0 or \
-                (prune and bound_key(data, cfg, bound, trie.minority[j]) >= best)
+            dead = (
+                dead
+                or (trie.flags[j] & REPLACED) != 0
+                or (prune and bound_key(data, cfg, bound, trie.minority[j]) >= best)
+            )
             trie.flags[j] |= CHECKED | DEAD if dead else CHECKED
 
 

@@ -128,8 +128,11 @@ def row_classes(A, y):
     """
     n, m = A.shape
     if m == 0:
-        return np.zeros((1 if n else 0, 0), dtype=np.uint8), np.array([n] if n else [], dtype=np.int64), \
-            np.array([np.count_nonzero(y == 1)] if n else [], dtype=np.int64)
+        return (
+            np.zeros((1 if n else 0, 0), dtype=np.uint8),
+            np.array([n] if n else [], dtype=np.int64),
+            np.array([np.count_nonzero(y == 1)] if n else [], dtype=np.int64),
+        )
     _, first, group = np.unique(np.packbits(A, axis=1), axis=0, return_index=True, return_inverse=True)
     group = np.asarray(group, dtype=np.int64).reshape(-1)
     rows = np.bincount(group, minlength=len(first))

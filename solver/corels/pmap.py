@@ -62,17 +62,25 @@ class PMap(NamedTuple):
     counts: np.ndarray
 
 
-_ENTRY_FIELDS = (("hashes", np.uint64), ("node", np.int32), ("generation", np.int32), ("bound", np.int64),
-                 ("minority", np.int32))
+_ENTRY_FIELDS = (
+    ("hashes", np.uint64),
+    ("node", np.int32),
+    ("generation", np.int32),
+    ("bound", np.int64),
+    ("minority", np.int32),
+)
 
 
 def make_pmap(capacity, key_words, slots=None):
     """Return an empty map for ``capacity`` entries (``slots`` a power of two ≥ 2 × capacity)."""
     slots = slots or _pow2(2 * capacity)
-    return PMap(index=np.full(slots, EMPTY, dtype=np.int32), index_hash=np.zeros(slots, dtype=np.uint64),
-                keys=np.zeros((capacity, key_words), dtype=np.uint64),
-                counts=np.zeros(1, dtype=np.int64),
-                **{name: np.zeros(capacity, dtype=dtype) for name, dtype in _ENTRY_FIELDS})
+    return PMap(
+        index=np.full(slots, EMPTY, dtype=np.int32),
+        index_hash=np.zeros(slots, dtype=np.uint64),
+        keys=np.zeros((capacity, key_words), dtype=np.uint64),
+        counts=np.zeros(1, dtype=np.int64),
+        **{name: np.zeros(capacity, dtype=dtype) for name, dtype in _ENTRY_FIELDS},
+    )
 
 
 def resized(pmap, capacity):
@@ -198,8 +206,14 @@ def compact(pmap, scale, extra, use_minority, best):
         if kept != e:
             pmap.keys[kept, :] = pmap.keys[e, :]
             pmap.hashes[kept] = pmap.hashes[e]
-            update(pmap, np.int64(kept), np.int64(pmap.node[e]), np.int64(pmap.generation[e]), pmap.bound[e],
-                   np.int64(pmap.minority[e]))
+            update(
+                pmap,
+                np.int64(kept),
+                np.int64(pmap.node[e]),
+                np.int64(pmap.generation[e]),
+                pmap.bound[e],
+                np.int64(pmap.minority[e]),
+            )
         kept += 1
     pmap.counts[0] = kept
     reindex(pmap)

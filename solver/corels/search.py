@@ -41,11 +41,21 @@ def make_search(problem, config):
 
     _reject_weights(problem)
     errors, labels, default, counts = rule_list_errors(None, problem.y, np.zeros(0, dtype=np.int64))
-    empty = RuleList(antecedents=np.zeros(0, dtype=np.int64), predictions=labels, default=default, counts=counts,
-                     features=problem.features, classes=problem.classes)
-    return DeferredSearch(lambda: CorelsSearch(problem, config), empty, errors / problem.n_samples,
-                          initial_budget=CorelsSearch.initial_budget,
-                          progress_keys=("queue_size", "trie_size", "pmap_size"))
+    empty = RuleList(
+        antecedents=np.zeros(0, dtype=np.int64),
+        predictions=labels,
+        default=default,
+        counts=counts,
+        features=problem.features,
+        classes=problem.classes,
+    )
+    return DeferredSearch(
+        lambda: CorelsSearch(problem, config),
+        empty,
+        errors / problem.n_samples,
+        initial_budget=CorelsSearch.initial_budget,
+        progress_keys=("queue_size", "trie_size", "pmap_size"),
+    )
 
 
 def antecedent_problem(problem, config):
@@ -129,11 +139,16 @@ class CorelsSearch:
         self.trie = make_trie(max(INITIAL_NODES, 2 * (m + 2)))
         self.heap = make_heap(max(INITIAL_NODES, 2 * (m + 2)))
         uses_map = self.cfg.map_kind != K.NO_MAP
-        self.pmap = pm.make_pmap(_pow2(max(INITIAL_NODES, 4 * (m + 2))) if uses_map else 1,
-                                 key_words if uses_map else 1)
-        self.scratch = K.Scratch(np.zeros(m + 1, dtype=np.int32), np.zeros(m + 1, dtype=np.int32),
-                                 np.zeros(m, dtype=np.uint8), np.zeros(w, dtype=np.uint64),
-                                 np.zeros(self.pmap.keys.shape[1], dtype=np.uint64))
+        self.pmap = pm.make_pmap(
+            _pow2(max(INITIAL_NODES, 4 * (m + 2))) if uses_map else 1, key_words if uses_map else 1
+        )
+        self.scratch = K.Scratch(
+            np.zeros(m + 1, dtype=np.int32),
+            np.zeros(m + 1, dtype=np.int32),
+            np.zeros(m, dtype=np.uint8),
+            np.zeros(w, dtype=np.uint64),
+            np.zeros(self.pmap.keys.shape[1], dtype=np.uint64),
+        )
         self.best_prefix = np.zeros(m + 1, dtype=np.int32)
         self.best_labels = np.zeros(m + 1, dtype=np.uint8)
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
@@ -161,8 +176,19 @@ class CorelsSearch:
         # fourfold a step: cap it by this search's own rate, so one kernel call stays near STEP_SECONDS
         # (uncapped, a call of 10^8 evaluations took 2.6 s).
         evals, t0 = int(self.counters[K.EVALS]), time.perf_counter()
-        code = K.step(self.data, self.cfg, self.trie, self.heap, self.pmap, self.best_prefix, self.best_labels,
-                      self.counters, self.queued, self.scratch, min(budget, self._cap))
+        code = K.step(
+            self.data,
+            self.cfg,
+            self.trie,
+            self.heap,
+            self.pmap,
+            self.best_prefix,
+            self.best_labels,
+            self.counters,
+            self.queued,
+            self.scratch,
+            min(budget, self._cap),
+        )
         seconds, done = time.perf_counter() - t0, int(self.counters[K.EVALS]) - evals
         if seconds >= RATE_MIN_SECONDS and done > 0:
             self._cap = max(MIN_CAP, int(done / seconds * STEP_SECONDS))
@@ -275,8 +301,19 @@ class CorelsSearch:
         }
 
     def state_bytes(self):
-        arrays = [*self.trie, self.heap.entries, self.heap.counts, *self.pmap, *self.scratch, self.best_prefix, self.best_labels,
-                  self.counters, self.queued, self.A, *self.data[:6]]
+        arrays = [
+            *self.trie,
+            self.heap.entries,
+            self.heap.counts,
+            *self.pmap,
+            *self.scratch,
+            self.best_prefix,
+            self.best_labels,
+            self.counters,
+            self.queued,
+            self.A,
+            *self.data[:6],
+        ]
         return int(sum(a.nbytes for a in arrays))
 
     # ---------------------------------------------------------------- end
@@ -299,8 +336,7 @@ class CorelsSearch:
 
     def stats(self):
         names = K.COUNTER_NAMES
-        out = {names[i]: int(self.counters[i]) for i in range(len(names))
-               if names[i] not in ("best", "best_default")}
+        out = {names[i]: int(self.counters[i]) for i in range(len(names)) if names[i] not in ("best", "best_default")}
         out.update(
             antecedents=int(self.data.caps.shape[0]),
             max_queue_size=self._max_live,
@@ -330,8 +366,7 @@ def warmup():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(40, 4)).astype(np.uint8)
     y = rng.integers(0, 2, size=40)
-    problem = Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(4)], y=y,
-                      classes=["0", "1"])
+    problem = Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(4)], y=y, classes=["0", "1"])
     base = get("corels").clean({"regularization": 0.01, "antecedents": "given"})
     for extra in ({}, {"use_captured_vector_map": True}):
         search = CorelsSearch(problem, {**base, **extra})

@@ -78,9 +78,18 @@ class Trie(NamedTuple):
     counts: np.ndarray
 
 
-_FIELDS = (("parent", np.int32), ("antecedent", np.int32), ("depth", np.int16), ("errors", np.int32),
-           ("minority", np.int32), ("label", np.uint8), ("flags", np.uint8), ("n_children", np.int32),
-           ("generation", np.int32), ("free", np.int32))
+_FIELDS = (
+    ("parent", np.int32),
+    ("antecedent", np.int32),
+    ("depth", np.int16),
+    ("errors", np.int32),
+    ("minority", np.int32),
+    ("label", np.uint8),
+    ("flags", np.uint8),
+    ("n_children", np.int32),
+    ("generation", np.int32),
+    ("free", np.int32),
+)
 
 
 def make_trie(capacity):

@@ -11,6 +11,14 @@ from solver.data.reader import read_file, read_table
 from solver.data.table import DataError, ReadLimits, Table
 
 __all__ = [
-    "DataError", "Profile", "ReadLimits", "Roles", "Table", "make_problem", "parse_method", "profile_file",
-    "read_file", "read_table",
+    "DataError",
+    "Profile",
+    "ReadLimits",
+    "Roles",
+    "Table",
+    "make_problem",
+    "parse_method",
+    "profile_file",
+    "read_file",
+    "read_table",
 ]

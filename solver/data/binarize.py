@@ -77,7 +77,7 @@ def parse_method(method):
     if name == "quantile" and len(numbers) == 1 and numbers[0] >= 1:
         return Method("quantile", k=numbers[0])
     if name == "gbdt" and len(numbers) <= 2 and all(n >= 1 for n in numbers):
-        n_estimators, max_depth = (numbers + [40, 1][len(numbers):])[:2]
+        n_estimators, max_depth = (numbers + [40, 1][len(numbers) :])[:2]
         return Method("gbdt", n_estimators=n_estimators, max_depth=max_depth)
     raise DataError(f"Unknown binarization {text!r}; use exact, none, quantile:K or gbdt[:N[:D]] (K, N, D ≥ 1).")
 
@@ -169,8 +169,9 @@ def role_fields(table, roles):
     if roles.group:
         out["group"], groups = label_classes(table[roles.group], role="group")
         if len(groups) != 2:
-            raise DataError(f"The protected group column {roles.group!r} must have exactly two values, "
-                            f"not {len(groups)}.")
+            raise DataError(
+                f"The protected group column {roles.group!r} must have exactly two values, not {len(groups)}."
+            )
     if roles.treatment:
         out["treatment"], out["treatments"] = label_classes(table[roles.treatment], role="treatment")
     if roles.outcome:
@@ -293,8 +294,12 @@ def binarization_report(table, feature_names, ordered, y, weights, method):
         label also ``best_accuracy_raw`` (distinct raw feature rows) and
         ``best_accuracy`` (distinct binary rows), and a ``note`` sentence.
     """
-    report = {"method": method.text, "exact": method.exact, "n_features": int(ordered.n_features),
-              "n_ordered": int(len(ordered.size))}
+    report = {
+        "method": method.text,
+        "exact": method.exact,
+        "n_features": int(ordered.n_features),
+        "n_ordered": int(len(ordered.size)),
+    }
     if y is None or len(y) == 0:
         return report
     weights = np.ones(len(y)) if weights is None else weights

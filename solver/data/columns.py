@@ -219,8 +219,11 @@ class ColumnSummary:
 
     def _add_texts(self, texts):
         if self.texts_full:
-            known = [t for t in self.texts if t in texts] if len(self.texts) < len(texts) else \
-                [t for t in texts if t in self.texts]
+            known = (
+                [t for t in self.texts if t in texts]
+                if len(self.texts) < len(texts)
+                else [t for t in texts if t in self.texts]
+            )
             for text in known:
                 self.texts[text] += texts[text]
             self.other_rows += sum(texts.values()) - sum(texts[t] for t in known)

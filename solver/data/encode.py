@@ -98,8 +98,10 @@ def _text_features(name, present, method, roles):
     if len(kept) < len(counts):
         rare = len(counts) - len(kept)
         out.append(predicates.other(name, kept))
-        notes.append(f"Column {name!r} has {len(counts):,} distinct values; the {rare:,} rarest "
-                     f"(rows: {sum(counts.values()) - sum(counts[v] for v in kept):,}) are grouped as 'other'.")
+        notes.append(
+            f"Column {name!r} has {len(counts):,} distinct values; the {rare:,} rarest "
+            f"(rows: {sum(counts.values()) - sum(counts[v] for v in kept):,}) are grouped as 'other'."
+        )
     return out, notes
 
 

@@ -35,9 +35,11 @@ def slow_warning(n_features, more=False):
     """Return a warning sentence when ``n_features`` make an exact tree search likely slow, else None."""
     if n_features <= SLOW_FEATURES:
         return None
-    return (f"{'More than ' if more else ''}{n_features:,} binary features: the work of an exact tree search grows roughly like the number of "
-            "features to the power of the depth, so expect long runs unless the depth is small or λ is large. "
-            "The quantile or boosted binarizations make far fewer features.")
+    return (
+        f"{'More than ' if more else ''}{n_features:,} binary features: the work of an exact tree search grows roughly like the number of "
+        "features to the power of the depth, so expect long runs unless the depth is small or λ is large. "
+        "The quantile or boosted binarizations make far fewer features."
+    )
 
 
 def feature_support(problem):
@@ -49,7 +51,7 @@ def feature_support(problem):
     support = np.zeros(ordered.n_features, dtype=np.int64)
     for f in range(len(ordered.size)):
         m, start = int(ordered.size[f]), int(ordered.offset[f])
-        support[start:start + m] = np.cumsum(np.bincount(ordered.rank[f], minlength=m + 1))[:m]
+        support[start : start + m] = np.cumsum(np.bincount(ordered.rank[f], minlength=m + 1))[:m]
     return support
 
 
@@ -107,8 +109,9 @@ def preview_from_profile(columns, roles, method, n_rows):
             notes.append(note)
         if entry["missing"] and roles.policy(name) == "feature" and entry["type"] != "empty":
             total += 1
-            features.append({"text": predicates.text(predicates.missing(name)), "column": name,
-                             "support": entry["missing"]})
+            features.append(
+                {"text": predicates.text(predicates.missing(name)), "column": name, "support": entry["missing"]}
+            )
     if many:
         notes.insert(0, _many_note(many))
     estimated = any(f.get("estimated") for f in features[:LISTED])
@@ -150,7 +153,7 @@ def _column_preview(entry, roles, method):
     ranked = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
     kept = ranked[: roles.max_categories]
     items = [_item(predicates.equals(name, v), c) for v, c in sorted(kept)]
-    rare_rows = entry.get("other_rows", 0) + sum(c for _, c in ranked[roles.max_categories:])
+    rare_rows = entry.get("other_rows", 0) + sum(c for _, c in ranked[roles.max_categories :])
     if len(kept) < entry["distinct"] or entry.get("distinct_more", False):
         items.append(_item(predicates.other(name, [v for v, _ in kept]), rare_rows))
     return items, len(items), entry.get("note")
@@ -168,7 +171,9 @@ def _numeric_preview(entry, method):
         if method.name == "gbdt":
             note = f"Column {name!r}: the boosted model picks its thresholds when a run starts (at most {len(uniq) - 1:,})."
             return [], 0, note
-        cuts = thresholds.exact_cuts(uniq) if method.name == "exact" else thresholds.quantile_cuts(uniq, counts, method.k)
+        cuts = (
+            thresholds.exact_cuts(uniq) if method.name == "exact" else thresholds.quantile_cuts(uniq, counts, method.k)
+        )
         support = thresholds.rows_at_or_below(uniq, counts, cuts)
         return [_item(predicates.threshold(name, t), s) for t, s in zip(cuts, support)], len(cuts), None
     more = "more than " if entry.get("distinct_more", False) else ""
@@ -181,18 +186,24 @@ def _numeric_preview(entry, method):
         items = [_item(predicates.threshold(name, t), s, sampled) for t, s in zip(q["cuts"], q["rows"])]
         return items, len(items), None
     at_most = method.k if method.name == "quantile" else count
-    note = f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its thresholds are chosen when a " \
-           f"run starts (at most {at_most:,}). Quantile counts with a preview here: {', '.join(map(str, QUANTILE_KS))}."
+    note = (
+        f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its thresholds are chosen when a "
+        f"run starts (at most {at_most:,}). Quantile counts with a preview here: {', '.join(map(str, QUANTILE_KS))}."
+    )
     return [], at_most, note
 
 
 def _many_note(entries):
     """Return one sentence about the columns whose exact thresholds are too many to list."""
-    names = ", ".join(repr(c["name"]) for c in entries[:6]) + (f" and {len(entries) - 6} more" if len(entries) > 6 else "")
+    names = ", ".join(repr(c["name"]) for c in entries[:6]) + (
+        f" and {len(entries) - 6} more" if len(entries) > 6 else ""
+    )
     fewest = min(c["distinct"] for c in entries)
     more = "more than " if any(c.get("distinct_more", False) for c in entries) else "at least "
-    return (f"{len(entries)} column{'s' if len(entries) > 1 else ''} ({names}) ha{'ve' if len(entries) > 1 else 's'} "
-            f"{more}{fewest:,} distinct values each, so as many exact thresholds; they are not listed.")
+    return (
+        f"{len(entries)} column{'s' if len(entries) > 1 else ''} ({names}) ha{'ve' if len(entries) > 1 else 's'} "
+        f"{more}{fewest:,} distinct values each, so as many exact thresholds; they are not listed."
+    )
 
 
 def _item(p, support, estimated=False):

@@ -117,7 +117,7 @@ def _pairs(lits, lit_preds, usable, low, high, limit):
     out_bits, out_preds, considered = [], [], 0
     kept = 0
     for a, i in enumerate(idx[:-1]):
-        others = idx[a + 1:]
+        others = idx[a + 1 :]
         both = lits[i] & lits[others]
         count = np.bitwise_count(both).sum(axis=1)
         considered += len(others)
@@ -151,6 +151,8 @@ def mine_problem(problem, min_support=0.01, max_clauses=2, negations=True, max_a
     kinds = "single predicates" + (" and their negations" if negations else "")
     if max_clauses == 2:
         kinds += f" ({summary['singles']}) and conjunctions of two ({summary['pairs']})"
-    note = (f"Mined {len(antecedents)} antecedents from {problem.n_features} binary features: {kinds}, "
-            f"each true on {min_support:.3g} to {1 - min_support:.3g} of the rows.")
+    note = (
+        f"Mined {len(antecedents)} antecedents from {problem.n_features} binary features: {kinds}, "
+        f"each true on {min_support:.3g} to {1 - min_support:.3g} of the rows."
+    )
     return replace(problem, X=A, features=antecedents, notes=list(problem.notes) + [note])

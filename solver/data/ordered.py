@@ -64,7 +64,7 @@ class OrderedColumns:
         for f in range(len(self.size)):
             start = int(self.offset[f])
             cuts = np.arange(int(self.size[f]))
-            X[:, start:start + len(cuts)] = self.rank[f][:, None] <= cuts[None, :]
+            X[:, start : start + len(cuts)] = self.rank[f][:, None] <= cuts[None, :]
         return X
 
     def take(self, rows):

@@ -222,10 +222,14 @@ def column_note(entry, max_categories=MAX_CATEGORIES):
     if kind == "constant":
         return f"Column {name!r} has a single value; it is left out."
     if kind == "identifier":
-        return f"Column {name!r} looks like a row identifier (a different value in almost every row); " \
-               "it is left out of the features unless you include it."
+        return (
+            f"Column {name!r} looks like a row identifier (a different value in almost every row); "
+            "it is left out of the features unless you include it."
+        )
     if kind == "categorical" and (entry["distinct"] > max_categories or entry["distinct_more"]):
         more = "more than " if entry["distinct_more"] else ""
-        return f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its {max_categories} most " \
-               "frequent are kept and the rest are grouped as 'other'."
+        return (
+            f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its {max_categories} most "
+            "frequent are kept and the rest are grouped as 'other'."
+        )
     return None

@@ -67,8 +67,13 @@ def iter_tables(f, limits=ReadLimits(), text=frozenset()):
         canonical = {}
         columns = {}
         for name, (kind, values) in zip(source.names, chunk):
-            numeric = set() if name in text or kind != "raw" else \
-                {name} if fast_numbers(values) is not None or parse_cells(values)[2] else set()
+            numeric = (
+                set()
+                if name in text or kind != "raw"
+                else {name}
+                if fast_numbers(values) is not None or parse_cells(values)[2]
+                else set()
+            )
             columns[name] = _typed(name, kind, values, numeric, canonical)
         yield Table(columns, source.delimiter, source.encoding, list(source.notes), source.format)
 

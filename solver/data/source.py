@@ -30,8 +30,10 @@ CHUNK_CELLS = 1 << 18
 DELIMITERS = ",\t;|"
 DELIMITER_WORDS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 PARQUET_MAGIC = b"PAR1"
-BINARY = ("The file looks binary, not like a text table (CSV or TSV) or a Parquet file; "
-          "from a spreadsheet, save it as CSV first.")
+BINARY = (
+    "The file looks binary, not like a text table (CSV or TSV) or a Parquet file; "
+    "from a spreadsheet, save it as CSV first."
+)
 
 
 def open_source(f, limits=ReadLimits()):
@@ -264,7 +266,7 @@ def csv_words(error):
     if "unexpected end of data" in text:
         return "a quoted cell is never closed"
     if "expected after" in text:
-        return "a quote inside a quoted cell must be doubled (\"\")"
+        return 'a quote inside a quoted cell must be doubled ("")'
     return text
 
 

@@ -10,8 +10,10 @@ from solver.gosdt.rank.params import NON_ADDITIVE
 def _module(objective):
     if objective in NON_ADDITIVE:
         from solver.gosdt.rank import search as rank
+
         return rank
     from solver.gosdt.dpb import search as dpb
+
     return dpb
 
 

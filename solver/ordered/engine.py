@@ -75,9 +75,22 @@ class Engine:
         ``round_robin`` (None: when features × rows ≤ ``ROUND_ROBIN_CELLS``): each leaves the optimum unchanged.
     """
 
-    def __init__(self, rank, cost, depth=None, nodes=None, cc=0.0, min_leaf=1, use_upper_bound=True,
-                 use_interval=True, use_cache=True, use_depth_two=True, order_features=True, round_robin=None,
-                 seed=0x5EED):
+    def __init__(
+        self,
+        rank,
+        cost,
+        depth=None,
+        nodes=None,
+        cc=0.0,
+        min_leaf=1,
+        use_upper_bound=True,
+        use_interval=True,
+        use_cache=True,
+        use_depth_two=True,
+        order_features=True,
+        round_robin=None,
+        seed=0x5EED,
+    ):
         rank = np.ascontiguousarray(rank, dtype=np.int32)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         if cost.ndim != 2 or rank.ndim != 2 or rank.shape[1] != cost.shape[0]:
@@ -87,26 +100,40 @@ class Engine:
         F, N = rank.shape
         L = cost.shape[1]
         rng = np.random.default_rng(seed)
-        order = np.ascontiguousarray(np.argsort(rank, axis=1, kind="stable").astype(np.int32)) if F else \
-            np.zeros((0, N), dtype=np.int32)
+        order = (
+            np.ascontiguousarray(np.argsort(rank, axis=1, kind="stable").astype(np.int32))
+            if F
+            else np.zeros((0, N), dtype=np.int32)
+        )
         w = cost.max(axis=1) if L else np.zeros(N)
         ty = class_rows(cost) if L else None
-        self.inputs = sm.Inputs(rank=rank, order=order, cost=cost, w=np.ascontiguousarray(w),
-                                key1=rng.integers(0, 2 ** 63, N, dtype=np.uint64),
-                                key2=rng.integers(0, 2 ** 63, N, dtype=np.uint64),
-                                                ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty),
-                                cw=class_weights(w, ty, L))
+        self.inputs = sm.Inputs(
+            rank=rank,
+            order=order,
+            cost=cost,
+            w=np.ascontiguousarray(w),
+            key1=rng.integers(0, 2**63, N, dtype=np.uint64),
+            key2=rng.integers(0, 2**63, N, dtype=np.uint64),
+            ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty),
+            cw=class_weights(w, ty, L),
+        )
         integral = bool(np.all(cost == np.round(cost))) and float(cc) == round(float(cc))
         scale = max(1.0, float(w.sum()))
-        self.params = sm.Params(cc=float(cc), unit=1.0 if integral else 0.0,
-                                eps=1e-9 if integral else 1e-9 * scale, diag=ty is not None,
-                                binary=ty is not None and L == 2 and np.array_equal(self.inputs.cw, [1.0, 1.0]),
-                                counts=ty is not None and np.array_equal(self.inputs.cw, np.ones(L)),
-                                min_leaf=max(1, int(min_leaf)),
-                                use_upper_bound=bool(use_upper_bound), use_interval=bool(use_interval),
-                                use_cache=bool(use_cache), use_depth_two=bool(use_depth_two),
-                                order_features=bool(order_features),
-                                round_robin=bool(F * N <= ROUND_ROBIN_CELLS if round_robin is None else round_robin))
+        self.params = sm.Params(
+            cc=float(cc),
+            unit=1.0 if integral else 0.0,
+            eps=1e-9 if integral else 1e-9 * scale,
+            diag=ty is not None,
+            binary=ty is not None and L == 2 and np.array_equal(self.inputs.cw, [1.0, 1.0]),
+            counts=ty is not None and np.array_equal(self.inputs.cw, np.ones(L)),
+            min_leaf=max(1, int(min_leaf)),
+            use_upper_bound=bool(use_upper_bound),
+            use_interval=bool(use_interval),
+            use_cache=bool(use_cache),
+            use_depth_two=bool(use_depth_two),
+            order_features=bool(order_features),
+            round_robin=bool(F * N <= ROUND_ROBIN_CELLS if round_robin is None else round_robin),
+        )
         self.depth = UNLIMITED if depth is None else int(depth)
         self.nodes_budget = UNLIMITED if nodes is None else int(nodes)
         levels = min(self.depth, max(N, 1)) + 2
@@ -170,10 +197,14 @@ class Engine:
             size = 2 * st.ck1.shape[0]
             ci = np.zeros((size, 4), dtype=np.int32)
             ci[:, 0] = sm.EMPTY
-            new = dict(ck1=np.zeros(size, dtype=np.uint64), ck2=np.zeros(size, dtype=np.uint64), ci=ci,
-                       cv=np.zeros(size), cx=np.zeros(size, dtype=np.uint8))
-            cache.rehash(st.ck1, st.ck2, st.ci, st.cv, st.cx, new["ck1"], new["ck2"], new["ci"], new["cv"],
-                         new["cx"])
+            new = dict(
+                ck1=np.zeros(size, dtype=np.uint64),
+                ck2=np.zeros(size, dtype=np.uint64),
+                ci=ci,
+                cv=np.zeros(size),
+                cx=np.zeros(size, dtype=np.uint8),
+            )
+            cache.rehash(st.ck1, st.ck2, st.ci, st.cv, st.cx, new["ck1"], new["ck2"], new["ci"], new["cv"], new["cx"])
             self.state = st._replace(**new)
         elif outcome == sm.NEEDS_LEVELS:
             self.state = sm.grow_levels(st, 2 * st.fi.shape[0])
@@ -203,11 +234,17 @@ class Engine:
     def counters(self):
         c = self.state.cnt
         return {
-            "work": int(c[sm.C_WORK]), "subproblems": int(c[sm.C_NODES]), "depth_two_calls": int(c[sm.C_D2]),
-            "threshold_evaluations": int(c[sm.C_EVALS]), "cache_hits": int(c[sm.C_HITS]),
-            "cache_entries": int(c[sm.C_ENTRIES]), "splits": int(c[sm.C_SPLITS]),
-            "subinterval_prunes": int(c[sm.C_SUBINTERVAL]), "neighbourhood_prunes": int(c[sm.C_NEIGHBOUR]),
-            "zero_rule_prunes": int(c[sm.C_ZERO]), "skipped_children": int(c[sm.C_SKIPPED]),
+            "work": int(c[sm.C_WORK]),
+            "subproblems": int(c[sm.C_NODES]),
+            "depth_two_calls": int(c[sm.C_D2]),
+            "threshold_evaluations": int(c[sm.C_EVALS]),
+            "cache_hits": int(c[sm.C_HITS]),
+            "cache_entries": int(c[sm.C_ENTRIES]),
+            "splits": int(c[sm.C_SPLITS]),
+            "subinterval_prunes": int(c[sm.C_SUBINTERVAL]),
+            "neighbourhood_prunes": int(c[sm.C_NEIGHBOUR]),
+            "zero_rule_prunes": int(c[sm.C_ZERO]),
+            "skipped_children": int(c[sm.C_SKIPPED]),
         }
 
     def state_bytes(self):

@@ -22,12 +22,76 @@ import numpy as np
 
 from solver.ordered import cache, sweep
 from solver.ordered.state import (
-    ALLOC, C_D2, C_ENTRIES, C_EVALS, C_HITS, C_NEIGHBOUR, C_NODES, C_POOL, C_RET_OK, C_RET_TREE, C_ROOT_DONE,
-    C_SKIPPED, C_SPLITS, C_SUBINTERVAL, C_TOP, C_WORK, C_ZERO, DONE, F_INC, F_LBN, F_LEAF, F_ML, F_MR, F_TL, F_TR,
-    F_TS, F_U, F_UBS, F_VB, F_VS, F_W, FEATURE, FINISH, I_A, I_AL, I_ALH, I_B, I_BIGLEFT, I_D, I_DSEARCH, I_FPOS,
-    I_FEAT, I_HI, I_INCT, I_K, I_KB, I_KD, I_LEAFLAB, I_LO, I_N, I_NB, I_NSEARCH, I_OKB, I_OKS, I_PHASE,
-    I_TB, I_TS, NEEDS_CACHE, NEEDS_LEVELS, NEEDS_POOL, OUT_OF_BUDGET, POP, SI_M, SI_QH, SI_QT, SI_ZL, SI_ZR, START,
-    WAIT_BIG, WAIT_SMALL,
+    ALLOC,
+    C_D2,
+    C_ENTRIES,
+    C_EVALS,
+    C_HITS,
+    C_NEIGHBOUR,
+    C_NODES,
+    C_POOL,
+    C_RET_OK,
+    C_RET_TREE,
+    C_ROOT_DONE,
+    C_SKIPPED,
+    C_SPLITS,
+    C_SUBINTERVAL,
+    C_TOP,
+    C_WORK,
+    C_ZERO,
+    DONE,
+    F_INC,
+    F_LBN,
+    F_LEAF,
+    F_ML,
+    F_MR,
+    F_TL,
+    F_TR,
+    F_TS,
+    F_U,
+    F_UBS,
+    F_VB,
+    F_VS,
+    F_W,
+    FEATURE,
+    FINISH,
+    I_A,
+    I_AL,
+    I_ALH,
+    I_B,
+    I_BIGLEFT,
+    I_D,
+    I_DSEARCH,
+    I_FPOS,
+    I_FEAT,
+    I_HI,
+    I_INCT,
+    I_K,
+    I_KB,
+    I_KD,
+    I_LEAFLAB,
+    I_LO,
+    I_N,
+    I_NB,
+    I_NSEARCH,
+    I_OKB,
+    I_OKS,
+    I_PHASE,
+    I_TB,
+    I_TS,
+    NEEDS_CACHE,
+    NEEDS_LEVELS,
+    NEEDS_POOL,
+    OUT_OF_BUDGET,
+    POP,
+    SI_M,
+    SI_QH,
+    SI_QT,
+    SI_ZL,
+    SI_ZR,
+    START,
+    WAIT_BIG,
+    WAIT_SMALL,
 )
 
 INF = np.inf
@@ -92,13 +156,45 @@ def split_into(key1, key2, st, top, j, s, left):
 def _children(inp, prm, st, top, n, j, s):
     """The depth-two routine on the frame at ``top``: the integer one for two classes of unit weight."""
     if prm.binary:
-        return sweep.children_binary(st.ord[top], st.srk[top], st.scl[top], st.side, n, j, s, prm.cc, prm.eps,
-                                     prm.min_leaf, st.dv, st.di)
+        return sweep.children_binary(
+            st.ord[top], st.srk[top], st.scl[top], st.side, n, j, s, prm.cc, prm.eps, prm.min_leaf, st.dv, st.di
+        )
     if prm.counts:
-        return sweep.children_counts(st.ord[top], st.srk[top], st.scl[top], st.side, n, j, s, inp.cost.shape[1],
-                                     prm.cc, prm.eps, prm.min_leaf, st.counts, st.dv, st.di)
-    return sweep.children(inp.cost, inp.w, inp.cw, prm.diag, st.ord[top], st.srk[top], st.scl[top], st.side, n, j,
-                          s, prm.cc, prm.eps, prm.min_leaf, st.sw, st.dv, st.di)
+        return sweep.children_counts(
+            st.ord[top],
+            st.srk[top],
+            st.scl[top],
+            st.side,
+            n,
+            j,
+            s,
+            inp.cost.shape[1],
+            prm.cc,
+            prm.eps,
+            prm.min_leaf,
+            st.counts,
+            st.dv,
+            st.di,
+        )
+    return sweep.children(
+        inp.cost,
+        inp.w,
+        inp.cw,
+        prm.diag,
+        st.ord[top],
+        st.srk[top],
+        st.scl[top],
+        st.side,
+        n,
+        j,
+        s,
+        prm.cc,
+        prm.eps,
+        prm.min_leaf,
+        st.sw,
+        st.dv,
+        st.di,
+    )
 
 
 @numba.njit(cache=True)
@@ -159,8 +255,21 @@ def _finish(st, prm, top, ok, value, tree):
     """Return ``value`` (an optimum when ``ok``, else a lower bound) to the parent; cache it."""
     fi = st.fi[top]
     if prm.use_cache and fi[I_KD] >= 1:
-        st.cnt[C_ENTRIES] += cache.store(st.ck1, st.ck2, st.ci, st.cv, st.cx, st.fh[top, 0], st.fh[top, 1],
-                                         fi[I_N], fi[I_KD], fi[I_KB], value, ok, tree if ok else 0)
+        st.cnt[C_ENTRIES] += cache.store(
+            st.ck1,
+            st.ck2,
+            st.ci,
+            st.cv,
+            st.cx,
+            st.fh[top, 0],
+            st.fh[top, 1],
+            fi[I_N],
+            fi[I_KD],
+            fi[I_KB],
+            value,
+            ok,
+            tree if ok else 0,
+        )
     st.reg[0] = value
     st.cnt[C_RET_OK] = 1 if ok else 0
     st.cnt[C_RET_TREE] = tree if ok else 0
@@ -244,8 +353,9 @@ def _start(inp, prm, st, top):
     ford = st.ford[top]
     if prm.order_features:
         # Gini above depth two (as the reference); the cheaper stump cost at depth two.
-        st.cnt[C_WORK] += sweep.feature_scores(cost, w, prm.diag, st.ord[top], st.srk[top], st.scl[top], n,
-                                               prm.min_leaf, ds >= 3, st.sw, st.fsc)
+        st.cnt[C_WORK] += sweep.feature_scores(
+            cost, w, prm.diag, st.ord[top], st.srk[top], st.scl[top], n, prm.min_leaf, ds >= 3, st.sw, st.fsc
+        )
         ford[:] = np.argsort(st.fsc, kind="mergesort").astype(np.int32)
     else:
         for g in range(ford.shape[0]):
@@ -721,7 +831,7 @@ def root_lower_bound(prm, st, F):
             lb = min(lb, cc)  # features not started yet
         if phase == FEATURE or fi[I_FPOS] >= F:
             return max(lb, 0.0)
-        features = st.ford[0, fi[I_FPOS]:fi[I_FPOS] + 1]
+        features = st.ford[0, fi[I_FPOS] : fi[I_FPOS] + 1]
     for j in features:
         slot = _slot(prm, 0, j, F)
         si = st.si[slot]

@@ -23,8 +23,9 @@ def prefers(n_features, n_families):
 def chosen(algorithm, config, n_features, n_families):
     """Whether ``algorithm`` with ``config`` searches thresholds in order on data of this shape."""
     if algorithm == "streed":
-        able = config.get("objective") in STREED_TASKS and not (config.get("objective") == "policy"
-                                                            and config.get("capacity") is not None)
+        able = config.get("objective") in STREED_TASKS and not (
+            config.get("objective") == "policy" and config.get("capacity") is not None
+        )
     elif algorithm == "gosdt":
         able = config.get("objective") in GOSDT_OBJECTIVES
     else:

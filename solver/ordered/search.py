@@ -24,8 +24,12 @@ def warmup():
     rng = np.random.default_rng(0)
     rank = rng.integers(0, 9, size=(2, 40))
     y = rng.integers(0, 3, 40)
-    costs = (1.0 - np.eye(2)[y % 2], 1.0 - np.eye(3)[y], (1.0 - np.eye(3)[y]) * rng.random((40, 1)),
-             rng.random((40, 2)))
+    costs = (
+        1.0 - np.eye(2)[y % 2],
+        1.0 - np.eye(3)[y],
+        (1.0 - np.eye(3)[y]) * rng.random((40, 1)),
+        rng.random((40, 2)),
+    )
     for cost in costs:
         for depth in (1, 3):
             engine = Engine(rank, cost, depth, cc=0.5 if depth == 1 else 0.0)
@@ -125,8 +129,13 @@ class OrderedSearch:
     def searched_directly(self):
         """Return the raw columns whose thresholds the search walked in order (families of more than one cut)."""
         features = self.problem.features
-        return sorted({features[int(start)].get("column") for start, size in zip(self.columns.offset,
-                                                                                  self.columns.size) if size > 1})
+        return sorted(
+            {
+                features[int(start)].get("column")
+                for start, size in zip(self.columns.offset, self.columns.size)
+                if size > 1
+            }
+        )
 
     def nested(self):
         """Return the best tree as nested tuples over binary features: ``(label,)`` or ``(feature, left, right)``.
@@ -146,8 +155,10 @@ class OrderedSearch:
 
     def best_model(self):
         if self._model is None or self._model[0] != self.engine.best:
-            self._model = (self.engine.best, tree_from_nested(self.nested(), self.problem, self.labels, self.kind,
-                                                              self.groups, self.weights))
+            self._model = (
+                self.engine.best,
+                tree_from_nested(self.nested(), self.problem, self.labels, self.kind, self.groups, self.weights),
+            )
         return self._model[1]
 
 
@@ -177,8 +188,16 @@ def tree_from_nested(nested, problem, labels, kind, groups, weights):
         if feature[i] != LEAF:
             prediction[i] = prediction[left[i]]
     K = len(labels)
-    tree = Tree(feature=feature, left=left, right=right, prediction=prediction, counts=np.zeros((len(feature), K)),
-                features=problem.features, classes=labels, kind=kind)
+    tree = Tree(
+        feature=feature,
+        left=left,
+        right=right,
+        prediction=prediction,
+        counts=np.zeros((len(feature), K)),
+        features=problem.features,
+        classes=labels,
+        kind=kind,
+    )
     reached = tree.apply(problem)
     counts = np.bincount(reached * K + groups, weights=weights, minlength=len(feature) * K).reshape(-1, K)
     for i in range(len(feature) - 1, 0, -1):

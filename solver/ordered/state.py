@@ -23,8 +23,24 @@ START, FEATURE, POP, ALLOC, WAIT_BIG, WAIT_SMALL, FINISH = range(7)
 DONE, OUT_OF_BUDGET, NEEDS_POOL, NEEDS_CACHE, NEEDS_LEVELS = range(5)
 
 # Counter slots (``State.cnt``).
-C_WORK, C_NODES, C_D2, C_HITS, C_ENTRIES, C_POOL, C_SUBINTERVAL, C_NEIGHBOUR, C_ZERO, C_SKIPPED, C_SPLITS, \
-    C_TOP, C_RET_OK, C_RET_TREE, C_ROOT_DONE, C_EVALS = range(16)
+(
+    C_WORK,
+    C_NODES,
+    C_D2,
+    C_HITS,
+    C_ENTRIES,
+    C_POOL,
+    C_SUBINTERVAL,
+    C_NEIGHBOUR,
+    C_ZERO,
+    C_SKIPPED,
+    C_SPLITS,
+    C_TOP,
+    C_RET_OK,
+    C_RET_TREE,
+    C_ROOT_DONE,
+    C_EVALS,
+) = range(16)
 N_COUNTERS = 16
 
 
@@ -147,14 +163,38 @@ class State(NamedTuple):
 SI_QH, SI_QT, SI_ZL, SI_ZR, SI_M = range(5)
 
 # Integer frame slots (State.fi[level, slot]).
-(I_N, I_D, I_NB, I_KD, I_KB, I_PHASE, I_FPOS, I_FEAT, I_K, I_LO, I_HI, I_A, I_B,
- I_AL, I_ALH, I_BIGLEFT, I_OKB, I_TB, I_INCT, I_LEAFLAB, I_OKS, I_TS, I_NSEARCH, I_DSEARCH) = range(24)
+(
+    I_N,
+    I_D,
+    I_NB,
+    I_KD,
+    I_KB,
+    I_PHASE,
+    I_FPOS,
+    I_FEAT,
+    I_K,
+    I_LO,
+    I_HI,
+    I_A,
+    I_B,
+    I_AL,
+    I_ALH,
+    I_BIGLEFT,
+    I_OKB,
+    I_TB,
+    I_INCT,
+    I_LEAFLAB,
+    I_OKS,
+    I_TS,
+    I_NSEARCH,
+    I_DSEARCH,
+) = range(24)
 N_I = 24
 # Float frame slots (State.ff[level, slot]).
 (F_U, F_LEAF, F_INC, F_LBN, F_VB, F_TS, F_TL, F_TR, F_ML, F_MR, F_VS, F_UBS, F_W) = range(13)
 N_F = 13
 
-EMPTY = -(2 ** 31)
+EMPTY = -(2**31)
 
 
 def make_state(F, N, L, levels, pool=1024, cache=1 << 12, root_slots=0):
@@ -209,7 +249,7 @@ def grow_levels(state, levels):
         a = getattr(state, name)
         extra = a.shape[0] - old  # the root's slots come before the levels' ones
         b = np.zeros((extra + levels,) + a.shape[1:], dtype=a.dtype)
-        b[:a.shape[0]] = a
+        b[: a.shape[0]] = a
         changes[name] = b
     return state._replace(**changes)
 

@@ -404,8 +404,9 @@ def children_counts(ordl, srk, scl, side, n, j, s, K, cc, eps, min_leaf, counts,
     for g in range(F):
         active = 0
         for c in range(2):
-            done[c] = (c == 1 and not two) or best[c] <= cc + eps or size[c] < 2 * min_leaf or \
-                (cc > 0 and size[c] <= 2 * cc)
+            done[c] = (
+                (c == 1 and not two) or best[c] <= cc + eps or size[c] < 2 * min_leaf or (cc > 0 and size[c] <= 2 * cc)
+            )
             active += 0 if done[c] else 1
             cnt[c], nxt[c], last[c] = 0, -1.0, -1
             counts[2 + c, :] = 0

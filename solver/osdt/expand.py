@@ -25,14 +25,61 @@ from solver.osdt import product, pyorder
 from solver.osdt import queue as heap
 from solver.osdt import trees as tc
 from solver.osdt.state import (
-    C_EAGER, C_EQUIVALENT, C_FEATURES, C_HIERARCHICAL, C_INCREMENTAL, C_LEAF_ACCURACY, C_LOOKAHEAD, C_MAX_DEPTH,
-    C_PERMUTATION, C_POLICY,
-    C_SIMILAR, DONE, GROW_EXPANSION, GROW_LEAVES, GROW_QUEUE, GROW_TREES, I_BEST, I_BUDGET, I_BUILT,
-    I_CHILD, I_CHILD_QUEUED, I_CUR_TREE, I_FIXED, I_HEAP, I_IMPROVED, I_LEAVES, I_NEED, I_NODES,
+    C_EAGER,
+    C_EQUIVALENT,
+    C_FEATURES,
+    C_HIERARCHICAL,
+    C_INCREMENTAL,
+    C_LEAF_ACCURACY,
+    C_LOOKAHEAD,
+    C_MAX_DEPTH,
+    C_PERMUTATION,
+    C_POLICY,
+    C_SIMILAR,
+    DONE,
+    GROW_EXPANSION,
+    GROW_LEAVES,
+    GROW_QUEUE,
+    GROW_TREES,
+    I_BEST,
+    I_BUDGET,
+    I_BUILT,
+    I_CHILD,
+    I_CHILD_QUEUED,
+    I_CUR_TREE,
+    I_FIXED,
+    I_HEAP,
+    I_IMPROVED,
+    I_LEAVES,
+    I_NEED,
+    I_NODES,
     I_NODES_AT_BEST,
-    I_PHASE, I_POOL, I_POPS, I_QUEUED, I_REQUIRED, I_SEEK, I_SEQUENCE, I_SPLITS, I_SPLITTABLE, I_SUBSET, I_TREE_HITS,
-    I_TREES, IDLE, MAX_SPLITS, MORE, P_INCREMENTAL, P_LEAF_ACCURACY, R_CHILD_FIXED,
-    R_CHILD_OBJECTIVE, R_CUR_BOUND, R_INCUMBENT, R_LAMBDA, R_TOTAL, SUBSETS, TOO_WIDE, TUPLES,
+    I_PHASE,
+    I_POOL,
+    I_POPS,
+    I_QUEUED,
+    I_REQUIRED,
+    I_SEEK,
+    I_SEQUENCE,
+    I_SPLITS,
+    I_SPLITTABLE,
+    I_SUBSET,
+    I_TREE_HITS,
+    I_TREES,
+    IDLE,
+    MAX_SPLITS,
+    MORE,
+    P_INCREMENTAL,
+    P_LEAF_ACCURACY,
+    R_CHILD_FIXED,
+    R_CHILD_OBJECTIVE,
+    R_CUR_BOUND,
+    R_INCUMBENT,
+    R_LAMBDA,
+    R_TOTAL,
+    SUBSETS,
+    TOO_WIDE,
+    TUPLES,
 )
 
 ONE = np.uint64(1)
@@ -134,8 +181,9 @@ def set_candidates(data, leaves, exp, cfg, ints, reals):
             elif lc.has_feature(leaves.dead, leaf, f):
                 exp.dead_list[n_dead] = f
                 n_dead += 1
-        k = pyorder.candidate_order(cfg[C_FEATURES], exp.used_list, n_used, exp.dead_list, n_dead, exp.set_tables,
-                                    exp.set_metas, exp.cand[i])
+        k = pyorder.candidate_order(
+            cfg[C_FEATURES], exp.used_list, n_used, exp.dead_list, n_dead, exp.set_tables, exp.set_metas, exp.cand[i]
+        )
         exp.child0[i, :k] = -1
         exp.child1[i, :k] = -1
         exp.n_cand[i] = k
@@ -205,8 +253,11 @@ def next_child(data, leaves, trees, exp, cfg, ints, reals):
     if not room_for_leaves(leaves, ints, n_new):
         return GROW_LEAVES
     t = ints[I_TREES]
-    if (t + 1 > trees.start.shape[0] or 2 * (t + 1) > trees.table.shape[0]
-            or ints[I_POOL] + n_fixed + n_new > trees.pool.shape[0]):
+    if (
+        t + 1 > trees.start.shape[0]
+        or 2 * (t + 1) > trees.table.shape[0]
+        or ints[I_POOL] + n_fixed + n_new > trees.pool.shape[0]
+    ):
         ints[I_NEED] = n_fixed + n_new
         return GROW_TREES
     ints[I_BUDGET] -= 1
@@ -251,8 +302,9 @@ def next_child(data, leaves, trees, exp, cfg, ints, reals):
     n_required = 0
     if cfg[C_INCREMENTAL]:
         for i in range(n_split):
-            if bounds.must_split_further(leaves.loss[exp.split[i]], leaves.loss[exp.new[2 * i]],
-                                         leaves.loss[exp.new[2 * i + 1]], lam):  # Theorem 3.4
+            if bounds.must_split_further(
+                leaves.loss[exp.split[i]], leaves.loss[exp.new[2 * i]], leaves.loss[exp.new[2 * i + 1]], lam
+            ):  # Theorem 3.4
                 mask = np.uint64(0)
                 for q in range(r):
                     if exp.splittable[q] // 2 == i:
@@ -346,8 +398,9 @@ def push_split_sets(leaves, trees, queue, exp, cfg, ints, reals):
                 ints[rule] += 1
                 continue
         ints[I_SEQUENCE] += 1
-        priority = heap.priority_of(cfg[C_POLICY], lower, reals[R_CHILD_OBJECTIVE], mass, total, first_full,
-                                    ints[I_SEQUENCE])
+        priority = heap.priority_of(
+            cfg[C_POLICY], lower, reals[R_CHILD_OBJECTIVE], mass, total, first_full, ints[I_SEQUENCE]
+        )
         ints[I_HEAP] = heap.push(queue, ints[I_HEAP], priority, child, split, lower, bound)
         ints[I_QUEUED] += 1
         ints[I_CHILD_QUEUED] += 1

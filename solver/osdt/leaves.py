@@ -67,11 +67,19 @@ def make_leaves(capacity, n_feature_words, table_size):
     """Return empty ``Leaves`` arrays."""
     u64 = np.uint64
     return Leaves(
-        np.zeros((capacity, n_feature_words), u64), np.zeros((capacity, n_feature_words), u64),
         np.zeros((capacity, n_feature_words), u64),
-        np.zeros(capacity, np.int64), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity),
-        np.zeros(capacity), np.zeros(capacity), np.zeros(capacity, np.int64), np.zeros(capacity, bool),
-        np.zeros(capacity, u64), np.full(table_size, EMPTY, np.int64),
+        np.zeros((capacity, n_feature_words), u64),
+        np.zeros((capacity, n_feature_words), u64),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity),
+        np.zeros(capacity),
+        np.zeros(capacity),
+        np.zeros(capacity),
+        np.zeros(capacity),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, bool),
+        np.zeros(capacity, u64),
+        np.full(table_size, EMPTY, np.int64),
     )
 
 
@@ -158,8 +166,11 @@ def plane_count(cap, planes):
 def class_masses(data, cap):
     """Return (positive, negative, minority) mass captured by ``cap``, shape (w,)."""
     if data.pos_planes.shape[0] > 0:
-        return (float(plane_count(cap, data.pos_planes)), float(plane_count(cap, data.neg_planes)),
-                float(plane_count(cap, data.min_planes)))
+        return (
+            float(plane_count(cap, data.pos_planes)),
+            float(plane_count(cap, data.neg_planes)),
+            float(plane_count(cap, data.min_planes)),
+        )
     pos_f, neg_f, low_f = 0.0, 0.0, 0.0
     for w in range(cap.shape[0]):
         word = cap[w]
@@ -248,8 +259,7 @@ def child_key(leaves, parent, f, v, key_used, key_value):
 
 
 @numba.njit(cache=True)
-def child_leaf(leaves, data, count, parent, caps, row, f, v, key_used, key_value, scratch, total, lam,
-               use_support):
+def child_leaf(leaves, data, count, parent, caps, row, f, v, key_used, key_value, scratch, total, lam, use_support):
     """Return ``(id, created)`` of the leaf ``parent ∧ (x_f = v)``, building it (as leaf ``count``) when new.
 
     The caller guarantees room for one more leaf. ``caps[row]``, shape (w,),
@@ -260,8 +270,21 @@ def child_leaf(leaves, data, count, parent, caps, row, f, v, key_used, key_value
     if leaves.table[slot] != EMPTY:
         return leaves.table[slot], False
     pos, neg, low = child_masses(data, caps, row, f, v, scratch)
-    store_leaf(leaves, count, slot, key_used, key_value, parent, leaves.depth[parent] + 1,
-               pos, neg, low, total, lam, use_support)
+    store_leaf(
+        leaves,
+        count,
+        slot,
+        key_used,
+        key_value,
+        parent,
+        leaves.depth[parent] + 1,
+        pos,
+        neg,
+        low,
+        total,
+        lam,
+        use_support,
+    )
     return count, True
 
 

@@ -26,9 +26,28 @@ import numpy as np
 from solver.osdt import bounds
 from solver.osdt import leaves as lc
 from solver.osdt.state import (
-    C_EQUIVALENT, C_FEATURES, C_HIERARCHICAL, C_INCREMENTAL, C_LEAF_ACCURACY, C_LOOKAHEAD, C_MAX_DEPTH, C_SIMILAR,
-    C_SUPPORT, I_BUDGET, I_FIXED, I_LEAF_HITS, I_LEAVES, I_PASS, I_SEEK, I_SPLITS, P_FAMILY, P_LEAF_ACCURACY, P_SIMILAR,
-    R_INCUMBENT, R_LAMBDA, R_TOTAL,
+    C_EQUIVALENT,
+    C_FEATURES,
+    C_HIERARCHICAL,
+    C_INCREMENTAL,
+    C_LEAF_ACCURACY,
+    C_LOOKAHEAD,
+    C_MAX_DEPTH,
+    C_SIMILAR,
+    C_SUPPORT,
+    I_BUDGET,
+    I_FIXED,
+    I_LEAF_HITS,
+    I_LEAVES,
+    I_PASS,
+    I_SEEK,
+    I_SPLITS,
+    P_FAMILY,
+    P_LEAF_ACCURACY,
+    P_SIMILAR,
+    R_INCUMBENT,
+    R_LAMBDA,
+    R_TOTAL,
 )
 
 PENDING = -2  # a probed child, looked up or cached when a built tree uses it
@@ -47,8 +66,22 @@ LAYOUT_STAMP = "16cf25e65cec"  # state.LAYOUT these kernels were compiled agains
 @numba.njit(cache=True, inline="always")
 def fetch_child(data, leaves, exp, ints, reals, i, f, v, cfg):
     """Return the id of ``split[i] ∧ x_f = v`` from the leaf cache, building it when new."""
-    c, created = lc.child_leaf(leaves, data, ints[I_LEAVES], exp.split[i], exp.caps, i, f, v, exp.key_used,
-                               exp.key_value, exp.scratch, reals[R_TOTAL], reals[R_LAMBDA], cfg[C_SUPPORT] != 0)
+    c, created = lc.child_leaf(
+        leaves,
+        data,
+        ints[I_LEAVES],
+        exp.split[i],
+        exp.caps,
+        i,
+        f,
+        v,
+        exp.key_used,
+        exp.key_value,
+        exp.scratch,
+        reals[R_TOTAL],
+        reals[R_LAMBDA],
+        cfg[C_SUPPORT] != 0,
+    )
     if created:
         ints[I_LEAVES] += 1
     else:
@@ -168,8 +201,9 @@ def keep_row(data, leaves, exp, cfg, ints, reals, i, base, lam, incumbent):
                 continue
         exp.cand[i, kept_n], exp.child0[i, kept_n], exp.child1[i, kept_n] = f, PENDING, PENDING
         exp.kept[i, kept_n] = k0 + k1
-        exp.bound[i, kept_n] = pair_bound(leaves.loss[leaf], k0, k1, split_cost(e0, ok0, lam, cfg),
-                                          split_cost(e1, ok1, lam, cfg), lam, cfg)
+        exp.bound[i, kept_n] = pair_bound(
+            leaves.loss[leaf], k0, k1, split_cost(e0, ok0, lam, cfg), split_cost(e1, ok1, lam, cfg), lam, cfg
+        )
         kept_n += 1
     return kept_n
 

@@ -46,8 +46,13 @@ class Queue(NamedTuple):
 
 def make_queue(capacity):
     """Return empty ``Queue`` arrays."""
-    return Queue(np.zeros(capacity), np.zeros(capacity, np.int64), np.zeros(capacity, np.uint64),
-                 np.zeros(capacity), np.zeros(capacity))
+    return Queue(
+        np.zeros(capacity),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.uint64),
+        np.zeros(capacity),
+        np.zeros(capacity),
+    )
 
 
 def grow_queue(queue, capacity):

@@ -45,9 +45,14 @@ def make_search(problem, config):
     leaf = majority_leaf(problem)
     lam = config["regularization"]
     upper = (leaf.counts.sum() - leaf.counts.max()) / leaf.counts.sum() + lam
-    return DeferredSearch(lambda: OsdtSearch(problem, config), leaf, upper, lower_bound=lam,
-                          initial_budget=OsdtSearch.initial_budget,
-                          progress_keys=("queue_size", "tree_cache_size", "leaf_cache_size"))
+    return DeferredSearch(
+        lambda: OsdtSearch(problem, config),
+        leaf,
+        upper,
+        lower_bound=lam,
+        initial_budget=OsdtSearch.initial_budget,
+        progress_keys=("queue_size", "tree_cache_size", "leaf_cache_size"),
+    )
 
 
 class OsdtSearch:
@@ -114,8 +119,11 @@ class OsdtSearch:
 
     def progress(self):
         ints = self.state.ints
-        return {"queue_size": int(ints[st.I_HEAP]), "tree_cache_size": int(ints[st.I_TREES]),
-                "leaf_cache_size": int(ints[st.I_LEAVES])}
+        return {
+            "queue_size": int(ints[st.I_HEAP]),
+            "tree_cache_size": int(ints[st.I_TREES]),
+            "leaf_cache_size": int(ints[st.I_LEAVES]),
+        }
 
     def state_bytes(self):
         return st.state_bytes(self.state) + sum(a.nbytes for a in self.prepared.data)
@@ -125,8 +133,7 @@ class OsdtSearch:
         if best < 0:
             return self.warm[1]
         ids = leaf_ids(self.state.trees, best)
-        return leaf_set_model(self.state.leaves, ids, self.prepared.order, self.problem.features,
-                              self.problem.classes)
+        return leaf_set_model(self.state.leaves, ids, self.prepared.order, self.problem.features, self.problem.classes)
 
     def stats(self):
         ints = self.state.ints

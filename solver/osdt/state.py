@@ -20,20 +20,79 @@ from solver.osdt import queue as heap
 from solver.osdt import trees as treecache
 
 # cfg: settings
-(C_FEATURES, C_MAX_DEPTH, C_POLICY, C_HIERARCHICAL, C_LOOKAHEAD, C_EQUIVALENT, C_SUPPORT, C_INCREMENTAL,
- C_LEAF_ACCURACY, C_LEAF_COUNT, C_PREFIX_LEAF_COUNT, C_PERMUTATION, C_SIMILAR, C_EAGER, C_POINTS,
- C_SPLIT_CAP) = range(16)
+(
+    C_FEATURES,
+    C_MAX_DEPTH,
+    C_POLICY,
+    C_HIERARCHICAL,
+    C_LOOKAHEAD,
+    C_EQUIVALENT,
+    C_SUPPORT,
+    C_INCREMENTAL,
+    C_LEAF_ACCURACY,
+    C_LEAF_COUNT,
+    C_PREFIX_LEAF_COUNT,
+    C_PERMUTATION,
+    C_SIMILAR,
+    C_EAGER,
+    C_POINTS,
+    C_SPLIT_CAP,
+) = range(16)
 N_CFG = 16
 
 # ints: counters and the position of the expansion in progress
-(I_BUDGET, I_PHASE, I_LEAVES, I_TREES, I_POOL, I_HEAP, I_CUR_TREE, I_SPLITS, I_FIXED, I_CHILD, I_SPLITTABLE,
- I_SUBSET, I_REQUIRED, I_NODES, I_POPS, I_BUILT, I_TREE_HITS, I_LEAF_HITS, I_BEST, I_NODES_AT_BEST, I_SEQUENCE,
- I_QUEUED, I_NEED, I_IMPROVED, I_CHILD_QUEUED, I_SEEK, I_PASS) = range(27)
+(
+    I_BUDGET,
+    I_PHASE,
+    I_LEAVES,
+    I_TREES,
+    I_POOL,
+    I_HEAP,
+    I_CUR_TREE,
+    I_SPLITS,
+    I_FIXED,
+    I_CHILD,
+    I_SPLITTABLE,
+    I_SUBSET,
+    I_REQUIRED,
+    I_NODES,
+    I_POPS,
+    I_BUILT,
+    I_TREE_HITS,
+    I_LEAF_HITS,
+    I_BEST,
+    I_NODES_AT_BEST,
+    I_SEQUENCE,
+    I_QUEUED,
+    I_NEED,
+    I_IMPROVED,
+    I_CHILD_QUEUED,
+    I_SEEK,
+    I_PASS,
+) = range(27)
 # prune counters, one per rule, after the scalars above
-PRUNES = ("hierarchical", "lookahead", "equivalent_points", "leaf_count", "prefix_leaf_count", "leaf_accuracy",
-          "incremental_accuracy", "family", "similar_support")
-(P_HIERARCHICAL, P_LOOKAHEAD, P_EQUIVALENT, P_LEAF_COUNT, P_PREFIX_LEAF_COUNT, P_LEAF_ACCURACY, P_INCREMENTAL,
- P_FAMILY, P_SIMILAR) = range(27, 27 + len(PRUNES))
+PRUNES = (
+    "hierarchical",
+    "lookahead",
+    "equivalent_points",
+    "leaf_count",
+    "prefix_leaf_count",
+    "leaf_accuracy",
+    "incremental_accuracy",
+    "family",
+    "similar_support",
+)
+(
+    P_HIERARCHICAL,
+    P_LOOKAHEAD,
+    P_EQUIVALENT,
+    P_LEAF_COUNT,
+    P_PREFIX_LEAF_COUNT,
+    P_LEAF_ACCURACY,
+    P_INCREMENTAL,
+    P_FAMILY,
+    P_SIMILAR,
+) = range(27, 27 + len(PRUNES))
 N_INTS = 27 + len(PRUNES)
 
 # reals
@@ -52,9 +111,9 @@ MAX_SPLITS = 31
 # product.py but caches a kernel by its own file's timestamp only. Each of those
 # modules therefore carries LAYOUT_STAMP, which a test compares with this
 # digest: changing a constant here forces an edit there, and so a recompile.
-LAYOUT = hashlib.sha1(repr(sorted(
-    (k, v) for k, v in dict(globals()).items() if k.isupper() and isinstance(v, int)
-)).encode()).hexdigest()[:12]
+LAYOUT = hashlib.sha1(
+    repr(sorted((k, v) for k, v in dict(globals()).items() if k.isupper() and isinstance(v, int))).encode()
+).hexdigest()[:12]
 
 
 class Expansion(NamedTuple):
@@ -133,14 +192,31 @@ def make_expansion(splits, fixed, n_features, n_words):
     m = max(1, n_features)
     tables, metas = pyorder.scratch(m)
     return Expansion(
-        np.zeros(fixed, np.int64), np.zeros(splits, np.int64), np.zeros((splits, m), np.int64),
-        np.zeros(splits, np.int64), np.zeros(splits, np.int64), np.full((splits, m), -1, np.int64),
-        np.full((splits, m), -1, np.int64), np.zeros(2 * splits, np.int64), np.zeros(2 * splits, np.int64),
-        np.zeros(splits, np.uint64), np.zeros(m, np.int64), np.zeros(m), np.zeros(k, np.uint64),
-        np.zeros(k, np.uint64), np.zeros(m, np.int64), np.zeros(m, np.int64), tables, metas,
-        np.zeros((splits, n_words), np.uint64), np.zeros(n_words, np.uint64), np.zeros((splits, 3)),
+        np.zeros(fixed, np.int64),
+        np.zeros(splits, np.int64),
+        np.zeros((splits, m), np.int64),
+        np.zeros(splits, np.int64),
+        np.zeros(splits, np.int64),
+        np.full((splits, m), -1, np.int64),
+        np.full((splits, m), -1, np.int64),
+        np.zeros(2 * splits, np.int64),
+        np.zeros(2 * splits, np.int64),
+        np.zeros(splits, np.uint64),
+        np.zeros(m, np.int64),
+        np.zeros(m),
+        np.zeros(k, np.uint64),
+        np.zeros(k, np.uint64),
+        np.zeros(m, np.int64),
+        np.zeros(m, np.int64),
+        tables,
+        metas,
+        np.zeros((splits, n_words), np.uint64),
+        np.zeros(n_words, np.uint64),
+        np.zeros((splits, 3)),
         np.zeros((splits, m)),
-        np.zeros((splits, m)), np.zeros((2, splits + 1)), np.zeros((2, splits + 1)),
+        np.zeros((splits, m)),
+        np.zeros((2, splits + 1)),
+        np.zeros((2, splits + 1)),
     )
 
 
@@ -163,11 +239,18 @@ def make_cfg(config, n_features, n_points):
     max_depth = config.get("max_depth")
     cfg[C_MAX_DEPTH] = n_features + 1 if max_depth is None else max_depth
     cfg[C_POLICY] = heap.POLICY_CODES[config["policy"]]
-    for index, name in ((C_HIERARCHICAL, "use_hierarchical_bound"), (C_LOOKAHEAD, "use_lookahead_bound"),
-                        (C_EQUIVALENT, "use_equivalent_points_bound"), (C_SUPPORT, "use_support_bound"),
-                        (C_INCREMENTAL, "use_incremental_accuracy_bound"), (C_LEAF_ACCURACY, "use_leaf_accuracy_bound"),
-                        (C_LEAF_COUNT, "use_leaf_count_bound"), (C_PREFIX_LEAF_COUNT, "use_prefix_leaf_count_bound"),
-                        (C_PERMUTATION, "use_permutation_map"), (C_SIMILAR, "use_similar_support")):
+    for index, name in (
+        (C_HIERARCHICAL, "use_hierarchical_bound"),
+        (C_LOOKAHEAD, "use_lookahead_bound"),
+        (C_EQUIVALENT, "use_equivalent_points_bound"),
+        (C_SUPPORT, "use_support_bound"),
+        (C_INCREMENTAL, "use_incremental_accuracy_bound"),
+        (C_LEAF_ACCURACY, "use_leaf_accuracy_bound"),
+        (C_LEAF_COUNT, "use_leaf_count_bound"),
+        (C_PREFIX_LEAF_COUNT, "use_prefix_leaf_count_bound"),
+        (C_PERMUTATION, "use_permutation_map"),
+        (C_SIMILAR, "use_similar_support"),
+    ):
         cfg[index] = int(bool(config[name]))
     cfg[C_EAGER] = int(bool(config["prune_when_queued"]))
     cfg[C_POINTS] = n_points

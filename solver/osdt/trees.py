@@ -48,16 +48,23 @@ class Trees(NamedTuple):
 def make_trees(capacity, pool_capacity, table_size):
     """Return empty ``Trees`` arrays."""
     return Trees(
-        np.zeros(capacity, np.int64), np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
-        np.zeros(capacity, np.uint64), np.zeros(capacity), np.zeros(pool_capacity, np.int32),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.uint64),
+        np.zeros(capacity),
+        np.zeros(pool_capacity, np.int32),
         np.full(table_size, EMPTY, np.int64),
     )
 
 
 def grow_trees(trees, count, pool_used, capacity, pool_capacity, table_size):
     """Return ``trees`` with more room and a table of ``table_size`` slots, rebuilt."""
-    grown = [enlarge(a, pool_capacity if name == "pool" else capacity)
-             for name, a in zip(Trees._fields, trees) if name != "table"]
+    grown = [
+        enlarge(a, pool_capacity if name == "pool" else capacity)
+        for name, a in zip(Trees._fields, trees)
+        if name != "table"
+    ]
     out = Trees(*grown, np.full(table_size, EMPTY, np.int64))
     rebuild_table(out, count)
     return out
@@ -173,8 +180,9 @@ def leaf_set_model(leaves, ids, order, features, classes):
             return node
         shared = set.intersection(*(set(lits) for lits, _ in group))
         f = min(shared)
-        sides = [[({k: v for k, v in lits.items() if k != f}, i) for lits, i in group if lits[f] == side]
-                 for side in (0, 1)]
+        sides = [
+            [({k: v for k, v in lits.items() if k != f}, i) for lits, i in group if lits[f] == side] for side in (0, 1)
+        ]
         feature[node] = int(order[f])
         left[node] = build(sides[0])
         right[node] = build(sides[1])
@@ -182,5 +190,12 @@ def leaf_set_model(leaves, ids, order, features, classes):
         return node
 
     build(rows)
-    return Tree(feature=feature, left=left, right=right, prediction=prediction, counts=counts,
-                features=features, classes=classes)
+    return Tree(
+        feature=feature,
+        left=left,
+        right=right,
+        prediction=prediction,
+        counts=counts,
+        features=features,
+        classes=classes,
+    )

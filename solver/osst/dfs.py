@@ -67,10 +67,17 @@ def make_stack(levels, n_features):
     """Return an empty ``Stack`` for at most ``levels`` frames over ``n_features`` features."""
     s, m = levels, max(1, n_features)
     return Stack(
-        node=np.zeros(s, dtype=np.int64), budget=np.zeros(s), phase=np.zeros(s, dtype=np.int64),
-        pos=np.zeros(s, dtype=np.int64), n_cand=np.zeros(s, dtype=np.int64), feat_min=np.zeros(s),
-        cand_feature=np.zeros((s, m), dtype=np.int64), cand_left=np.zeros((s, m), dtype=np.int64),
-        cand_right=np.zeros((s, m), dtype=np.int64), cand_key=np.zeros((s, m, 2)), top=np.zeros(1, dtype=np.int64),
+        node=np.zeros(s, dtype=np.int64),
+        budget=np.zeros(s),
+        phase=np.zeros(s, dtype=np.int64),
+        pos=np.zeros(s, dtype=np.int64),
+        n_cand=np.zeros(s, dtype=np.int64),
+        feat_min=np.zeros(s),
+        cand_feature=np.zeros((s, m), dtype=np.int64),
+        cand_left=np.zeros((s, m), dtype=np.int64),
+        cand_right=np.zeros((s, m), dtype=np.int64),
+        cand_key=np.zeros((s, m, 2)),
+        top=np.zeros(1, dtype=np.int64),
     )
 
 

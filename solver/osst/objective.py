@@ -133,8 +133,9 @@ def evaluate(data, params, bits, size, depth):
         Remaining split levels.
     """
     n = bitset.items(bits, data.members)
-    loss = survival.sorted_loss(data.members, n, data.kappa, data.event, data.inv_g, data.prefix,
-                                data.grid) * params.scale
+    loss = (
+        survival.sorted_loss(data.members, n, data.kappa, data.event, data.inv_g, data.prefix, data.grid) * params.scale
+    )
     lam = params.regularization
     leaf = loss + lam
     floor = 0.0

@@ -12,8 +12,13 @@ from solver.registry import Algorithm, Param, max_depth_param, regularization_pa
 
 
 def _bound(name, theorem, help_text):
-    return Param(name, "bool", True, f"{help_text} ({theorem}). Never changes the optimum; off only slows the search.",
-                 group="bounds")
+    return Param(
+        name,
+        "bool",
+        True,
+        f"{help_text} ({theorem}). Never changes the optimum; off only slows the search.",
+        group="bounds",
+    )
 
 
 ALGORITHM = Algorithm(
@@ -26,44 +31,74 @@ ALGORITHM = Algorithm(
     search_module="solver.osst.search",
     params=(
         regularization_param(default=0.01, help_extra="In units of the integrated Brier score; use λ > 1/N."),
-        replace(max_depth_param(default=4, optional=True), help=(
-            "Most splits on any root-to-leaf path (a stump has depth 1). Empty means no limit. "
-            "The osst package's depth_budget counts one more (a lone root is depth 1 there).")),
-        Param(
-            "min_samples_leaf", "int", 7,
-            "Fewest training rows a leaf may hold (the osst package's minimum_captured_points; the paper uses 7).",
-            label="Min rows per leaf", minimum=1,
+        replace(
+            max_depth_param(default=4, optional=True),
+            help=(
+                "Most splits on any root-to-leaf path (a stump has depth 1). Empty means no limit. "
+                "The osst package's depth_budget counts one more (a lone root is depth 1 there)."
+            ),
         ),
         Param(
-            "time_normalizer", "choice", "range",
+            "min_samples_leaf",
+            "int",
+            7,
+            "Fewest training rows a leaf may hold (the osst package's minimum_captured_points; the paper uses 7).",
+            label="Min rows per leaf",
+            minimum=1,
+        ),
+        Param(
+            "time_normalizer",
+            "choice",
+            "range",
             "Divide the integrated Brier score by y_max − y_min (range: the osst package since 2024) or by "
             "y_max (max: the paper's Eq. 1). It rescales the loss, and so the effective λ.",
-            choices=("range", "max"), group="objective",
+            choices=("range", "max"),
+            group="objective",
         ),
         Param(
-            "ipcw_ties", "choice", "osst",
+            "ipcw_ties",
+            "choice",
+            "osst",
             "How deaths tied with censorings enter the censoring weights: osst keeps the deaths in the risk "
             "set (the osst package and the paper's figures), sksurv counts them first (scikit-survival).",
-            label="Censoring ties", choices=("osst", "sksurv"), group="objective",
+            label="Censoring ties",
+            choices=("osst", "sksurv"),
+            group="objective",
         ),
         _bound("use_lookahead_bound", "Thm 2.3", "One-step lookahead: a split costs at least two leaves"),
-        _bound("use_equivalent_points_bound", "Lemma 2.5, Thm 2.6",
-               "Equivalent points: rows with identical features leave a loss no tree can remove"),
-        _bound("use_incremental_progress_bound", "Thm B.1",
-               "Incremental progress: a leaf whose avoidable loss is at most λ is never split"),
-        _bound("use_subtree_bound", "Thm 2.2, Thm B.6",
-               "Hierarchical bound: skip a split whose children's lower bounds already reach the best tree"),
-        Param(
-            "use_reference_bound", "bool", False,
-            "Guess lower bounds from a reference model (Eq. 12). Faster, but the tree is only optimal relative "
-            "to the reference (Thm 2.7), not proved optimal.",
-            label="Reference-model bound (guessing)", group="search",
+        _bound(
+            "use_equivalent_points_bound",
+            "Lemma 2.5, Thm 2.6",
+            "Equivalent points: rows with identical features leave a loss no tree can remove",
+        ),
+        _bound(
+            "use_incremental_progress_bound",
+            "Thm B.1",
+            "Incremental progress: a leaf whose avoidable loss is at most λ is never split",
+        ),
+        _bound(
+            "use_subtree_bound",
+            "Thm 2.2, Thm B.6",
+            "Hierarchical bound: skip a split whose children's lower bounds already reach the best tree",
         ),
         Param(
-            "reference_model", "choice", "class_km",
+            "use_reference_bound",
+            "bool",
+            False,
+            "Guess lower bounds from a reference model (Eq. 12). Faster, but the tree is only optimal relative "
+            "to the reference (Thm 2.7), not proved optimal.",
+            label="Reference-model bound (guessing)",
+            group="search",
+        ),
+        Param(
+            "reference_model",
+            "choice",
+            "class_km",
             "Reference model for the guessed bounds: class_km gives every set of rows with identical features "
             "its own Kaplan-Meier curve.",
-            choices=("class_km",), group="search", visible_when={"use_reference_bound": (True,)},
+            choices=("class_km",),
+            group="search",
+            visible_when={"use_reference_bound": (True,)},
         ),
     ),
     requires=("time", "event"),

@@ -39,8 +39,9 @@ def warmup():
     features = [{"kind": "binary", "column": f"x{j}"} for j in range(3)]
     problem = Problem(X=X, features=features, time=np.arange(1.0, 13.0), event=rng.integers(0, 2, 12) == 1)
     for guess in (False, True):
-        config = ALGORITHM.clean({"max_depth": 2, "min_samples_leaf": 1, "regularization": 0.001,
-                                  "use_reference_bound": guess})
+        config = ALGORITHM.clean(
+            {"max_depth": 2, "min_samples_leaf": 1, "regularization": 0.001, "use_reference_bound": guess}
+        )
         search = OSSTSearch(problem, config, memo_capacity=16)
         while not search.step(4):
             pass
@@ -163,8 +164,13 @@ def brier_curve(model, problem, ties, max_points=BRIER_POINTS):
     estimates, groups = leaf_estimates(model, problem.X, grid)
     root = survival.kaplan_meier(problem.event, problem.time)
     _, tree = brier_scores(estimates, problem.event, problem.time, groups=groups, ties=ties)
-    _, single = brier_scores(group_estimates([(root.time, root.survival)], grid), problem.event, problem.time,
-                             groups=np.zeros(problem.n_samples, dtype=np.int64), ties=ties)
+    _, single = brier_scores(
+        group_estimates([(root.time, root.survival)], grid),
+        problem.event,
+        problem.time,
+        groups=np.zeros(problem.n_samples, dtype=np.int64),
+        ties=ties,
+    )
     keep = np.unique(np.linspace(0, len(grid) - 1, min(len(grid), max_points)).round().astype(np.int64))
     return {"time": grid[keep].tolist(), "tree": tree[keep].tolist(), "root": single[keep].tolist()}
 

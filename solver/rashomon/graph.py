@@ -85,8 +85,9 @@ class Builder:
     generators from an explicit stack, so the search can stop between any two steps and resume.
     """
 
-    def __init__(self, rows, max_depth=None, lookahead=True, equivalent=True, hierarchical=True, permutation=True,
-                 trivial=True):
+    def __init__(
+        self, rows, max_depth=None, lookahead=True, equivalent=True, hierarchical=True, permutation=True, trivial=True
+    ):
         self.rows, self.keys = rows, rows.keys
         self.graph = Graph(rows)
         self.lookahead, self.equivalent, self.hierarchical = lookahead, equivalent, hierarchical

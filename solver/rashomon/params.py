@@ -13,8 +13,12 @@ from solver.registry import Algorithm, Param, max_depth_param, regularization_pa
 
 # The bounds that stay sound when every tree within θ is wanted (spec §2.1); GOSDT's other switches
 # (incremental progress, leaf count, similar support) would drop members of the set and are never used.
-SOUND_BOUNDS = ("use_hierarchical_bound", "use_lookahead_bound", "use_equivalent_points_bound",
-                "use_leaf_permutation_bound")
+SOUND_BOUNDS = (
+    "use_hierarchical_bound",
+    "use_lookahead_bound",
+    "use_equivalent_points_bound",
+    "use_leaf_permutation_bound",
+)
 
 
 def _switch(p):
@@ -30,25 +34,64 @@ ALGORITHM = Algorithm(
     ),
     search_module="solver.rashomon.search",
     params=(
-        Param("objective", "choice", "accuracy", "What the trees are scored on: a loss of 1 − metric, plus λ per leaf.",
-              choices=ADDITIVE, group="objective"),
+        Param(
+            "objective",
+            "choice",
+            "accuracy",
+            "What the trees are scored on: a loss of 1 − metric, plus λ per leaf.",
+            choices=ADDITIVE,
+            group="objective",
+        ),
         regularization_param(default=0.01, help_extra="A leaf must cut the loss by at least λ to pay for itself."),
         max_depth_param(default=None, optional=True),
-        Param("epsilon", "float", 0.05,
-              "ε: the set holds every tree with objective at most (1 + ε) × the optimum.",
-              label="ε (relative)", minimum=0.0, maximum=10.0),
-        Param("additive_epsilon", "float", None,
-              "δ: when given, the set holds every tree with objective at most the optimum + δ (instead of ε).",
-              label="δ (absolute, above the optimum)", minimum=0.0, maximum=10.0, optional=True),
-        Param("objective_bound", "float", None,
-              "θ: when given, the set holds every tree with objective at most θ (ε and δ are then ignored).",
-              label="θ (absolute bound)", minimum=0.0, maximum=10.0, exclusive_minimum=True, optional=True),
-        Param("cost_weight", "float", 1.0,
-              "ω: for weighted accuracy, the cost of a false negative relative to a false positive.",
-              label="ω", minimum=0.0, exclusive_minimum=True, group="objective",
-              visible_when={"objective": ("weighted_accuracy",)}),
-        Param("ignore_trivial_extensions", "bool", True,
-              "Leave out trees with a split whose two children are leaves predicting the same label (as treefarms).",
-              group="search"),
-    ) + tuple(_switch(p) for p in ADDITIVE_PARAMS if p.name in SOUND_BOUNDS),
+        Param(
+            "epsilon",
+            "float",
+            0.05,
+            "ε: the set holds every tree with objective at most (1 + ε) × the optimum.",
+            label="ε (relative)",
+            minimum=0.0,
+            maximum=10.0,
+        ),
+        Param(
+            "additive_epsilon",
+            "float",
+            None,
+            "δ: when given, the set holds every tree with objective at most the optimum + δ (instead of ε).",
+            label="δ (absolute, above the optimum)",
+            minimum=0.0,
+            maximum=10.0,
+            optional=True,
+        ),
+        Param(
+            "objective_bound",
+            "float",
+            None,
+            "θ: when given, the set holds every tree with objective at most θ (ε and δ are then ignored).",
+            label="θ (absolute bound)",
+            minimum=0.0,
+            maximum=10.0,
+            exclusive_minimum=True,
+            optional=True,
+        ),
+        Param(
+            "cost_weight",
+            "float",
+            1.0,
+            "ω: for weighted accuracy, the cost of a false negative relative to a false positive.",
+            label="ω",
+            minimum=0.0,
+            exclusive_minimum=True,
+            group="objective",
+            visible_when={"objective": ("weighted_accuracy",)},
+        ),
+        Param(
+            "ignore_trivial_extensions",
+            "bool",
+            True,
+            "Leave out trees with a split whose two children are leaves predicting the same label (as treefarms).",
+            group="search",
+        ),
+    )
+    + tuple(_switch(p) for p in ADDITIVE_PARAMS if p.name in SOUND_BOUNDS),
 )

@@ -44,8 +44,15 @@ def to_tree(s, tree, problem):
         return i
 
     add(tree)
-    return Tree(feature=feature, left=left, right=right, prediction=prediction, counts=counts,
-                features=problem.features, classes=problem.classes)
+    return Tree(
+        feature=feature,
+        left=left,
+        right=right,
+        prediction=prediction,
+        counts=counts,
+        features=problem.features,
+        classes=problem.classes,
+    )
 
 
 def tree_predict(s, tree, X):
@@ -128,26 +135,49 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
     """
     keys = rows.keys
     whole = keys.scale * keys.q
-    out = {"optimum": None if optimum is None else float(Fraction(optimum, whole)),
-           "theta": None if theta is None else float(Fraction(theta, whole)),
-           "theta_exact": None if theta is None else str(Fraction(theta, whole))}
+    out = {
+        "optimum": None if optimum is None else float(Fraction(optimum, whole)),
+        "theta": None if theta is None else float(Fraction(theta, whole)),
+        "theta_exact": None if theta is None else str(Fraction(theta, whole)),
+    }
     if s is None:
-        out.update(count=0, count_text="0", proved_bound=None, open=None,
-                   note="GOSDT's optimum was not proved within the limits, so no part of the set is proved.")
+        out.update(
+            count=0,
+            count_text="0",
+            proved_bound=None,
+            open=None,
+            note="GOSDT's optimum was not proved within the limits, so no part of the set is proved.",
+        )
         return out
     total = s.count()
     proved = s.objective(s.theta)
-    out.update(count=total, count_text=f"{total:,}", proved_bound=float(proved), proved_bound_exact=str(proved),
-               open=None if theta is None or s.theta >= theta else [float(proved), out["theta"]],
-               vertices=len(s.counts), scale=keys.scale)
-    out["histogram"] = [{"objective": float(s.objective(k)), "mistakes": m, "loss": m / keys.scale,
-                         "score": 1 - m / keys.scale, "leaves": h, "count": n, "count_text": f"{n:,}"}
-                        for k, m, h, n in s.cells()]
+    out.update(
+        count=total,
+        count_text=f"{total:,}",
+        proved_bound=float(proved),
+        proved_bound_exact=str(proved),
+        open=None if theta is None or s.theta >= theta else [float(proved), out["theta"]],
+        vertices=len(s.counts),
+        scale=keys.scale,
+    )
+    out["histogram"] = [
+        {
+            "objective": float(s.objective(k)),
+            "mistakes": m,
+            "loss": m / keys.scale,
+            "score": 1 - m / keys.scale,
+            "leaves": h,
+            "count": n,
+            "count_text": f"{n:,}",
+        }
+        for k, m, h, n in s.cells()
+    ]
     names = [predicates.text(f) for f in problem.features]
     X, y = np.asarray(problem.X, dtype=np.uint8), np.asarray(problem.y)
     skipped = []
     s.deadline = deadline
     try:
+
         def part(what, compute):
             if deadline is not None and time.perf_counter() > deadline:
                 skipped.append(f"{what}: not computed, the time limit was reached first.")
@@ -172,22 +202,32 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
                     used[j] = used.get(j, 0) + 1
         else:
             used = part("The share of trees using each feature", s.importance) if total else {}
-        out["importance"] = [{"feature": j, "name": names[j], "trees": n, "trees_text": f"{n:,}", "share": n / total}
-                             for j, n in sorted((used or {}).items(), key=lambda kv: -kv[1]) if n]
+        out["importance"] = [
+            {"feature": j, "name": names[j], "trees": n, "trees_text": f"{n:,}", "share": n / total}
+            for j, n in sorted((used or {}).items(), key=lambda kv: -kv[1])
+            if n
+        ]
         out["reliance"] = part("Model reliance over the set", lambda: _reliance(s, rows, X, y, names, deadline, listed))
         distinct = len(np.unique(X, axis=0)) if len(X) else 0
         if total and distinct * len(s.counts) <= VOTE_WORK_LIMIT:
-            v = part("The set's votes on the training rows",
-                     lambda: votes(s, X) if listed is None else listed_votes(s, listed, X, deadline))
+            v = part(
+                "The set's votes on the training rows",
+                lambda: votes(s, X) if listed is None else listed_votes(s, listed, X, deadline),
+            )
             if v is not None:
-                out["training_votes"] = {"disagree": int(sum(1 for n in v if 0 < n < total)), "rows": len(v),
-                                         "share_one": [n / total for n in v]}
+                out["training_votes"] = {
+                    "disagree": int(sum(1 for n in v if 0 < n < total)),
+                    "rows": len(v),
+                    "share_one": [n / total for n in v],
+                }
         if len(s.counts) <= GRAPH_LIMIT:
             out["graph"] = part("The stored graph (filters on the page)", s.to_packed)
         else:
             out["graph"] = None
-            out["graph_note"] = (f"The set's graph has {len(s.counts):,} subproblems, more than the "
-                                 f"{GRAPH_LIMIT:,} a result keeps, so it is not stored and filters are off.")
+            out["graph_note"] = (
+                f"The set's graph has {len(s.counts):,} subproblems, more than the "
+                f"{GRAPH_LIMIT:,} a result keeps, so it is not stored and filters are off."
+            )
     finally:
         s.deadline = None
     out["skipped"] = skipped
@@ -199,9 +239,18 @@ def _top(s, problem, keys):
     for rank, (k, t) in enumerate(s.trees(limit=TOP_TREES)):
         leaves, depth = shape(t)
         m = sum(s.leaf_m[v] for v in _leaves(t))
-        top.append({"rank": rank, "objective": float(s.objective(k)), "leaves": leaves, "depth": depth,
-                    "loss": m / keys.scale, "score": 1 - m / keys.scale, "text": tree_text(t, s.label),
-                    "tree": to_tree(s, t, problem).to_dict()})
+        top.append(
+            {
+                "rank": rank,
+                "objective": float(s.objective(k)),
+                "leaves": leaves,
+                "depth": depth,
+                "loss": m / keys.scale,
+                "score": 1 - m / keys.scale,
+                "text": tree_text(t, s.label),
+                "tree": to_tree(s, t, problem).to_dict(),
+            }
+        )
     return top
 
 
@@ -233,8 +282,11 @@ def _reliance(s, rows, X, y, names, deadline, listed=None):
     else:
         trees = s.sample(RELIANCE_SAMPLE, seed=0)
     mr = reliance(s, trees, X, y, row_costs(rows, len(y)), rows.keys.scale, deadline) if total else {}
-    return {"exact": exact_mr, "trees": len(trees),
-            "features": [{"feature": j, "name": names[j], "min": lo, "max": hi} for j, (lo, hi) in sorted(mr.items())]}
+    return {
+        "exact": exact_mr,
+        "trees": len(trees),
+        "features": [{"feature": j, "name": names[j], "min": lo, "max": hi} for j, (lo, hi) in sorted(mr.items())],
+    }
 
 
 def _leaves(t):
@@ -248,12 +300,18 @@ def export(s, features, X=None):
     reader of the graph can check its own vote DP (or its listing) against ours.
     """
     total = s.count()
-    out = {"schema": "corelsweb.rashomon", "version": 1, "count": str(total), "graph": s.to_dict(),
-           "features": features}
+    out = {
+        "schema": "corelsweb.rashomon",
+        "version": 1,
+        "count": str(total),
+        "graph": s.to_dict(),
+        "features": features,
+    }
     if X is not None:
         X = np.asarray(X, dtype=np.uint8)
-        out["test_vectors"] = [{"x": row.tolist(), "votes_for_1": str(n), "count": str(total)}
-                               for row, n in zip(X, votes(s, X))]
+        out["test_vectors"] = [
+            {"x": row.tolist(), "votes_for_1": str(n), "count": str(total)} for row, n in zip(X, votes(s, X))
+        ]
     return out
 
 
@@ -283,7 +341,12 @@ def test_votes(extras, problem, table, roles, deadline=None, s=None):
         s.deadline = None
     total = extras["count"]
     y = np.asarray(test.y) if test.y is not None else None
-    return {"rows": len(v), "disagree": int(sum(1 for n in v if 0 < n < total)), "share_one": [n / total for n in v],
-            "labels": None if y is None else y.tolist(),
-            "majority_accuracy": None if y is None or not len(v) else
-            float(np.mean([(2 * n >= total) == (yi == 1) for n, yi in zip(v, y)]))}
+    return {
+        "rows": len(v),
+        "disagree": int(sum(1 for n in v if 0 < n < total)),
+        "share_one": [n / total for n in v],
+        "labels": None if y is None else y.tolist(),
+        "majority_accuracy": None
+        if y is None or not len(v)
+        else float(np.mean([(2 * n >= total) == (yi == 1) for n, yi in zip(v, y)])),
+    }

@@ -73,11 +73,15 @@ class RashomonSearch:
         self.problem, self.config = problem, config
         self.rows = make_rows(problem, config)
         self.gosdt = gosdt_search(problem, gosdt_config(config))
-        self.builder = Builder(self.rows, config["max_depth"], lookahead=config["use_lookahead_bound"],
-                               equivalent=config["use_equivalent_points_bound"],
-                               hierarchical=config["use_hierarchical_bound"],
-                               permutation=config["use_leaf_permutation_bound"],
-                               trivial=config["ignore_trivial_extensions"])
+        self.builder = Builder(
+            self.rows,
+            config["max_depth"],
+            lookahead=config["use_lookahead_bound"],
+            equivalent=config["use_equivalent_points_bound"],
+            hierarchical=config["use_hierarchical_bound"],
+            permutation=config["use_leaf_permutation_bound"],
+            trivial=config["ignore_trivial_extensions"],
+        )
         depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
         self.root_key = (self.rows.all, depth, ())
         self.phase = "optimum"
@@ -142,8 +146,18 @@ class RashomonSearch:
         g = self.builder.graph
         if self.proved is not None and (self._set is None or len(self._set.counts) != len(g)):
             root, bound = self.proved
-            self._set = TreeSet(self.rows.keys, g.leaf_m, g.label, g.budget, g.options, self._counts.of(g),
-                                root, bound, self.builder.trivial, cells=g.cells)
+            self._set = TreeSet(
+                self.rows.keys,
+                g.leaf_m,
+                g.label,
+                g.budget,
+                g.options,
+                self._counts.of(g),
+                root,
+                bound,
+                self.builder.trivial,
+                cells=g.cells,
+            )
         return self._set
 
     def progress(self):
@@ -156,16 +170,20 @@ class RashomonSearch:
         return report.to_tree(s, s.tree_at(0), self.problem)
 
     def stats(self):
-        return {"gosdt": self.gosdt.stats(), "subproblems": len(self.builder.graph),
-                "expansions": self.builder.expansions}
+        return {
+            "gosdt": self.gosdt.stats(),
+            "subproblems": len(self.builder.graph),
+            "expansions": self.builder.expansions,
+        }
 
     def extras(self):
         """Return ``Result.extras``; parts that do not fit before the deadline are left out and named (``skipped``)."""
         if self._summary is not None:
             return self._summary
         deadline = self.post_deadline if self.stopped else time.perf_counter() + SNAPSHOT_SECONDS
-        summary = report.summarize(self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta,
-                                   deadline=deadline)
+        summary = report.summarize(
+            self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta, deadline=deadline
+        )
         summary["gosdt_optimum"] = self.gosdt_optimum()
         if not summary.get("skipped"):
             self._summary = summary  # complete: the same until another stage is proved
@@ -176,8 +194,12 @@ class RashomonSearch:
         model = self.gosdt.best_model()
         if model is None or not np.isfinite(self.gosdt.upper_bound):
             return None
-        return {"objective": float(self.gosdt.upper_bound), "lower_bound": float(self.gosdt.lower_bound),
-                "proved": self.phase != "optimum", "tree": model.to_dict()}
+        return {
+            "objective": float(self.gosdt.upper_bound),
+            "lower_bound": float(self.gosdt.lower_bound),
+            "proved": self.phase != "optimum",
+            "tree": model.to_dict(),
+        }
 
     def live(self):
         """Return the in-process objects of the run (``Result.live``): the set, whatever the size of its graph."""
@@ -210,13 +232,17 @@ class VertexCounts:
     def of(self, graph):
         if len(self.groups) > 64:  # many distinct weights: one numpy pass per vertex instead
             n = len(self.y)
-            for support in graph.support[len(self.out):]:
+            for support in graph.support[len(self.out) :]:
                 bits = np.frombuffer(support.to_bytes((n + 7) // 8 or 1, "little"), dtype=np.uint8)
                 member = np.unpackbits(bits, bitorder="little")[:n].astype(bool)
-                self.out.append((float(self.weights[member & (self.y == 0)].sum()),
-                                 float(self.weights[member & (self.y == 1)].sum())))
+                self.out.append(
+                    (
+                        float(self.weights[member & (self.y == 0)].sum()),
+                        float(self.weights[member & (self.y == 1)].sum()),
+                    )
+                )
             return self.out
-        for support in graph.support[len(self.out):]:
+        for support in graph.support[len(self.out) :]:
             w = [0.0, 0.0]
             for c, weight, rows in self.groups:
                 w[c] += weight * (support & rows).bit_count()

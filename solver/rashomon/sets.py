@@ -181,8 +181,12 @@ class TreeSet:
                 n = n0 * n1
                 if r < n:
                     a, b = divmod(r, n1)
-                    return (v, j, self.unrank(c0, (m0, h0), a, flt, below),
-                            self.unrank(c1, (m - m0, h - h0), b, flt, below))
+                    return (
+                        v,
+                        j,
+                        self.unrank(c0, (m0, h0), a, flt, below),
+                        self.unrank(c1, (m - m0, h - h0), b, flt, below),
+                    )
                 r -= n
         raise IndexError("rank out of range")
 
@@ -246,9 +250,20 @@ class TreeSet:
     def importance(self, flt=NO_FILTER):
         """Return ``{feature: trees using it}`` over the trees ``flt`` keeps (``count`` minus the count without it)."""
         total = self.count(flt)
-        return {j: total - self.count(Filter(exclude=flt.exclude | {j}, include=flt.include, max_depth=flt.max_depth,
-                                            leaves=flt.leaves, mistakes=flt.mistakes))
-                for j in self.features_used() if j not in flt.exclude}
+        return {
+            j: total
+            - self.count(
+                Filter(
+                    exclude=flt.exclude | {j},
+                    include=flt.include,
+                    max_depth=flt.max_depth,
+                    leaves=flt.leaves,
+                    mistakes=flt.mistakes,
+                )
+            )
+            for j in self.features_used()
+            if j not in flt.exclude
+        }
 
     def votes(self, x, flt=NO_FILTER):
         """Return the number of trees ``flt`` keeps that predict 1 on the binary row ``x`` (spec §4.1)."""
@@ -257,8 +272,12 @@ class TreeSet:
             include = sorted(flt.include)
             for size in range(len(include) + 1):
                 for subset in combinations(include, size):
-                    sub = Filter(exclude=flt.exclude | frozenset(subset), max_depth=flt.max_depth,
-                                 leaves=flt.leaves, mistakes=flt.mistakes)
+                    sub = Filter(
+                        exclude=flt.exclude | frozenset(subset),
+                        max_depth=flt.max_depth,
+                        leaves=flt.leaves,
+                        mistakes=flt.mistakes,
+                    )
                     total_ones += (-1) ** size * self.votes(x, sub)
             return total_ones
         if self.root < 0:
@@ -296,10 +315,19 @@ class TreeSet:
 
     def to_dict(self):
         """Return the graph as JSON-able lists (counts are recomputed from it)."""
-        return {"q": self.keys.q, "lam": self.keys.lam, "scale": self.keys.scale, "root": self.root,
-                "theta": self.theta, "trivial": self.trivial, "leaf_m": self.leaf_m, "label": self.label,
-                "budget": self.budget, "options": [[list(o) for o in opts] for opts in self.options],
-                "counts": [list(c) for c in self.counts]}
+        return {
+            "q": self.keys.q,
+            "lam": self.keys.lam,
+            "scale": self.keys.scale,
+            "root": self.root,
+            "theta": self.theta,
+            "trivial": self.trivial,
+            "leaf_m": self.leaf_m,
+            "label": self.label,
+            "budget": self.budget,
+            "options": [[list(o) for o in opts] for opts in self.options],
+            "counts": [list(c) for c in self.counts],
+        }
 
     def to_packed(self):
         """Return the graph as a compact JSON-able dict: its arrays as one zlib-compressed, base64 ``.npz``.
@@ -319,25 +347,55 @@ class TreeSet:
             flat.extend(opts)
         opts = np.asarray(flat, dtype=np.int32).reshape(-1, 3)
         buffer = io.BytesIO()
-        np.savez(buffer, leaf_m=np.asarray(self.leaf_m, dtype=np.int64), label=np.asarray(self.label, dtype=np.int8),
-                 budget=np.asarray(self.budget, dtype=np.int64), start=start, options=opts,
-                 counts=np.asarray(self.counts, dtype=np.float64).reshape(n, 2))
-        return {"format": "npz-zlib-base64", "q": self.keys.q, "lam": self.keys.lam, "scale": self.keys.scale,
-                "root": self.root, "theta": self.theta, "trivial": self.trivial, "vertices": n,
-                "data": base64.b64encode(zlib.compress(buffer.getvalue(), 6)).decode("ascii")}
+        np.savez(
+            buffer,
+            leaf_m=np.asarray(self.leaf_m, dtype=np.int64),
+            label=np.asarray(self.label, dtype=np.int8),
+            budget=np.asarray(self.budget, dtype=np.int64),
+            start=start,
+            options=opts,
+            counts=np.asarray(self.counts, dtype=np.float64).reshape(n, 2),
+        )
+        return {
+            "format": "npz-zlib-base64",
+            "q": self.keys.q,
+            "lam": self.keys.lam,
+            "scale": self.keys.scale,
+            "root": self.root,
+            "theta": self.theta,
+            "trivial": self.trivial,
+            "vertices": n,
+            "data": base64.b64encode(zlib.compress(buffer.getvalue(), 6)).decode("ascii"),
+        }
 
     @classmethod
     def from_dict(cls, d):
         if d.get("format") == "npz-zlib-base64":
             a = np.load(io.BytesIO(zlib.decompress(base64.b64decode(d["data"]))))
             start, flat = a["start"].tolist(), [tuple(o) for o in a["options"].tolist()]
-            options = [flat[start[v]:start[v + 1]] for v in range(len(start) - 1)]
-            return cls(Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])), a["leaf_m"].tolist(),
-                       a["label"].tolist(), a["budget"].tolist(), options, [tuple(c) for c in a["counts"].tolist()],
-                       int(d["root"]), int(d["theta"]), bool(d.get("trivial", True)))
-        return cls(Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])), list(d["leaf_m"]), list(d["label"]),
-                   list(d["budget"]), [[tuple(o) for o in opts] for opts in d["options"]],
-                   [tuple(c) for c in d["counts"]], int(d["root"]), int(d["theta"]), bool(d.get("trivial", True)))
+            options = [flat[start[v] : start[v + 1]] for v in range(len(start) - 1)]
+            return cls(
+                Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])),
+                a["leaf_m"].tolist(),
+                a["label"].tolist(),
+                a["budget"].tolist(),
+                options,
+                [tuple(c) for c in a["counts"].tolist()],
+                int(d["root"]),
+                int(d["theta"]),
+                bool(d.get("trivial", True)),
+            )
+        return cls(
+            Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])),
+            list(d["leaf_m"]),
+            list(d["label"]),
+            list(d["budget"]),
+            [[tuple(o) for o in opts] for opts in d["options"]],
+            [tuple(c) for c in d["counts"]],
+            int(d["root"]),
+            int(d["theta"]),
+            bool(d.get("trivial", True)),
+        )
 
 
 def features_of(tree):

@@ -177,7 +177,14 @@ def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, us
         cls[labels[ids[i]], i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     S, C, tot = count_masked(bits, cls, full)
     best, label = _best_leaf(L, tot)
-    binary = L.shape[0] == 2 and R == 2 and L[0, 0, 0] == 0.0 and L[0, 0, 1] == 1.0 and L[1, 0, 0] == 1.0 and L[1, 0, 1] == 0.0
+    binary = (
+        L.shape[0] == 2
+        and R == 2
+        and L[0, 0, 0] == 0.0
+        and L[0, 0, 1] == 1.0
+        and L[1, 0, 0] == 1.0
+        and L[1, 0, 1] == 0.0
+    )
     best_f = NONE
     best_lc = np.full(7, NONE, dtype=np.int64)
     best_rc = np.full(7, NONE, dtype=np.int64)
@@ -337,7 +344,8 @@ def solve_depth_three_node(X, ids, labels, L, min_leaf, budget, ub, worst, use_s
             for k in range(free.shape[0]):
                 cross[k] = max(previous_bounds[free[k]] - lost, 0.0)
     value, f, left, right, label, bounds = solve_depth_three_bits(
-        np.ascontiguousarray(bits[free]), ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross)
+        np.ascontiguousarray(bits[free]), ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross
+    )
     full = np.zeros(m)
     for k in range(free.shape[0]):
         full[free[k]] = bounds[k]
@@ -360,7 +368,7 @@ def _archived_bound(arch_ids, arch_len, arch_val, arch_count, b, ids, worst):
     # than half of ``ids`` would be removed: the ref-impl's cut-off). 0 when none applies.
     best = 0.0
     for e in range(min(arch_count[b], 2)):
-        removed = sorted_difference(arch_ids[b, e, :arch_len[b, e]], ids)
+        removed = sorted_difference(arch_ids[b, e, : arch_len[b, e]], ids)
         if 2 * removed.shape[0] > ids.shape[0]:
             continue
         lost = 0.0
@@ -374,26 +382,45 @@ def _archived_bound(arch_ids, arch_len, arch_val, arch_count, b, ids, worst):
 def _archive(arch_ids, arch_len, arch_val, arch_count, b, ids, value):
     # Keep the last two (rows, value) of budget b (the older is dropped).
     if arch_count[b] >= 2:
-        arch_ids[b, 0, :arch_len[b, 1]] = arch_ids[b, 1, :arch_len[b, 1]]
+        arch_ids[b, 0, : arch_len[b, 1]] = arch_ids[b, 1, : arch_len[b, 1]]
         arch_len[b, 0], arch_val[b, 0] = arch_len[b, 1], arch_val[b, 1]
         e = 1
     else:
         e = arch_count[b]
         arch_count[b] += 1
-    arch_ids[b, e, :ids.shape[0]] = ids
+    arch_ids[b, e, : ids.shape[0]] = ids
     arch_len[b, e], arch_val[b, e] = ids.shape[0], value
 
 
 @numba.njit(cache=True)
-def _solve_child(X, ids, labels, L, min_leaf, b, ub, lb, worst, use_sim, prev_ids, prev_len, prev_bounds, arch_ids,
-                 arch_len, arch_val, arch_count, code):
+def _solve_child(
+    X,
+    ids,
+    labels,
+    L,
+    min_leaf,
+    b,
+    ub,
+    lb,
+    worst,
+    use_sim,
+    prev_ids,
+    prev_len,
+    prev_bounds,
+    arch_ids,
+    arch_len,
+    arch_val,
+    arch_count,
+    code,
+):
     # One child of the depth-four root at budget b, below ub (its bound: lb): ``solve_depth_three_node`` with the
     # split bounds carried from the previous node of that budget; then carry its own, archive its value (or the
     # proved bound when nothing is below ub) and write (f, code, code, label) into ``code``. Returns the value.
-    v, f, c0, c1, k, bounds = solve_depth_three_node(X, ids, labels, L, min_leaf, b, ub, worst, use_sim,
-                                                     prev_ids[b, :prev_len[b]], prev_bounds[b])
+    v, f, c0, c1, k, bounds = solve_depth_three_node(
+        X, ids, labels, L, min_leaf, b, ub, worst, use_sim, prev_ids[b, : prev_len[b]], prev_bounds[b]
+    )
     if use_sim:
-        prev_ids[b, :ids.shape[0]] = ids
+        prev_ids[b, : ids.shape[0]] = ids
         prev_len[b] = ids.shape[0]
         prev_bounds[b] = bounds
         _archive(arch_ids, arch_len, arch_val, arch_count, b, ids, v if v < np.inf else max(ub, lb))
@@ -456,16 +483,52 @@ def solve_depth_four_root(X, ids, labels, L, min_leaf, budget, ub, worst, use_si
             if use_sim and lb_l + lb_r >= limit:
                 continue
             ub_l = limit - lb_r if use_ub else np.inf
-            vl = _solve_child(X, lids, labels, L, min_leaf, n_left, ub_l, lb_l, worst, use_sim, prev_ids, prev_len,
-                              prev_bounds, arch_ids, arch_len, arch_val, arch_count, cand_l)
+            vl = _solve_child(
+                X,
+                lids,
+                labels,
+                L,
+                min_leaf,
+                n_left,
+                ub_l,
+                lb_l,
+                worst,
+                use_sim,
+                prev_ids,
+                prev_len,
+                prev_bounds,
+                arch_ids,
+                arch_len,
+                arch_val,
+                arch_count,
+                cand_l,
+            )
             solved += 1
             if vl == np.inf:
                 continue
             ub_r = limit - vl if use_ub else np.inf
             if use_sim and lb_r >= ub_r:
                 continue  # the right child's bound proves nothing of it is below ub_r
-            vr = _solve_child(X, rids, labels, L, min_leaf, n_right, ub_r, lb_r, worst, use_sim, prev_ids, prev_len,
-                              prev_bounds, arch_ids, arch_len, arch_val, arch_count, cand_r)
+            vr = _solve_child(
+                X,
+                rids,
+                labels,
+                L,
+                min_leaf,
+                n_right,
+                ub_r,
+                lb_r,
+                worst,
+                use_sim,
+                prev_ids,
+                prev_len,
+                prev_bounds,
+                arch_ids,
+                arch_len,
+                arch_val,
+                arch_count,
+                cand_r,
+            )
             solved += 1
             if vr == np.inf or vl + vr >= limit:
                 continue

@@ -48,7 +48,9 @@ class PairCounts:
                 keys = A.astype(np.int64) @ (256 ** np.arange(A.shape[1], dtype=np.int64))
                 values, index = np.unique(keys, return_inverse=True)
                 if len(values) <= 8:
-                    vectors = np.ascontiguousarray(((values[:, None] // 256 ** np.arange(A.shape[1])) % 256).astype(np.float64))
+                    vectors = np.ascontiguousarray(
+                        ((values[:, None] // 256 ** np.arange(A.shape[1])) % 256).astype(np.float64)
+                    )
                     self.patterns = (np.ascontiguousarray(index.ravel(), dtype=np.int64), vectors)
         return self.patterns
 
@@ -104,8 +106,7 @@ class PairCounts:
         """Pack the rows of a node whose children are depth-two subproblems into bitsets, once."""
         bits, cls = bitcount.pack_rows(self.X, ids, self.labels, self.A.shape[1])
         full = bitcount.row_mask(len(ids))
-        self.packed = {"path": path, "ids": ids, "bits": bits, "cls": cls, "full": full, "counts": None,
-                       "left": None}
+        self.packed = {"path": path, "ids": ids, "bits": bits, "cls": cls, "full": full, "counts": None, "left": None}
 
     def _child_counts(self, node, ids, f, side):
         # Left child (x_f = 0): popcounts over the parent's bitsets; right: parent minus left when it is known.

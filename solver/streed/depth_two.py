@@ -253,17 +253,17 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
                 fronts_v[t], fronts_c[t], sizes[t] = _append(fronts_v[t], fronts_c[t], sizes[t], mv[keep], mc[keep])
         for t in range(min(budget, 3)):
             if sizes[t] > 64 * (lv.shape[0] + 1):  # keep the running fronts small
-                keep = pareto(fronts_v[t][:sizes[t]], _nodes(fronts_c[t][:sizes[t]]), caps)
-                fronts_v[t] = fronts_v[t][:sizes[t]][keep].copy()
-                fronts_c[t] = fronts_c[t][:sizes[t]][keep].copy()
+                keep = pareto(fronts_v[t][: sizes[t]], _nodes(fronts_c[t][: sizes[t]]), caps)
+                fronts_v[t] = fronts_v[t][: sizes[t]][keep].copy()
+                fronts_c[t] = fronts_c[t][: sizes[t]][keep].copy()
                 sizes[t] = keep.shape[0]
     out_v = []
     out_c = []
     for t in range(3):
         if t < budget:
-            keep = pareto(fronts_v[t][:sizes[t]], _nodes(fronts_c[t][:sizes[t]]), caps)
-            out_v.append(fronts_v[t][:sizes[t]][keep].copy())
-            out_c.append(fronts_c[t][:sizes[t]][keep].copy())
+            keep = pareto(fronts_v[t][: sizes[t]], _nodes(fronts_c[t][: sizes[t]]), caps)
+            out_v.append(fronts_v[t][: sizes[t]][keep].copy())
+            out_c.append(fronts_c[t][: sizes[t]][keep].copy())
         else:
             out_v.append(np.empty((0, p)))
             out_c.append(np.empty((0, 7), dtype=np.int64))
@@ -337,8 +337,8 @@ def solve_fewest_first(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, b
     out_v = []
     out_c = []
     for t in range(3):
-        out_v.append(values[t, :sizes[t]].copy())
-        out_c.append(codes[t, :sizes[t]].copy())
+        out_v.append(values[t, : sizes[t]].copy())
+        out_c.append(codes[t, : sizes[t]].copy())
     return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
 
 

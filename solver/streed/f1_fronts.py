@@ -191,7 +191,7 @@ def solve_f1(S, C, tot, N, caps, min_leaf, budget):
     values, codes, _, start = _fronts(S, C, tot, N, caps, min_leaf, budget)
     out = []
     for b in range(1, 4):
-        out.append((values[start[b]:start[b + 1]].copy(), codes[start[b]:start[b + 1]].copy()))
+        out.append((values[start[b] : start[b + 1]].copy(), codes[start[b] : start[b + 1]].copy()))
     return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]
 
 
@@ -302,15 +302,30 @@ def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
                 if level == 0 and i == j:
                     continue  # equal leaf labels: the leaf itself, offered above
                 if level < top:
-                    _offer(best_fp, best_nodes, codes, level, lfn[i] + rfn[j], lfp[i] + rfp[j], 1 + level, a,
-                           lcode, i, rcode, j, cap_fn, cap_fp)
+                    _offer(
+                        best_fp,
+                        best_nodes,
+                        codes,
+                        level,
+                        lfn[i] + rfn[j],
+                        lfp[i] + rfp[j],
+                        1 + level,
+                        a,
+                        lcode,
+                        i,
+                        rcode,
+                        j,
+                        cap_fn,
+                        cap_fp,
+                    )
     # A tree within a smaller budget is within the larger ones: carry each slot up where it is better. Its
     # node count (1 + level) differs from every candidate offered at the larger budget, so this keeps the
     # same point as offering it there too, in the same order.
     for t in range(1, top):
         for fn in range(P + 1):
-            if best_fp[t - 1, fn] < best_fp[t, fn] or (best_fp[t - 1, fn] == best_fp[t, fn]
-                                                        and best_nodes[t - 1, fn] < best_nodes[t, fn]):
+            if best_fp[t - 1, fn] < best_fp[t, fn] or (
+                best_fp[t - 1, fn] == best_fp[t, fn] and best_nodes[t - 1, fn] < best_nodes[t, fn]
+            ):
                 best_fp[t, fn], best_nodes[t, fn] = best_fp[t - 1, fn], best_nodes[t - 1, fn]
                 for c in range(7):
                     codes[t, fn, c] = codes[t - 1, fn, c]
@@ -449,8 +464,22 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
                 store.append((rv, rc, rn, rs))
         for n_left in range(max(0, budget - 1 - half), min(budget - 1, half) + 1):
             n_right = budget - 1 - n_left
-            _merge_split(best_fp, best_nodes, codes, feats[f], lv, lc, ln, ls[n_left], ls[n_left + 1],
-                         rv, rc, rn, rs[n_right], rs[n_right + 1])
+            _merge_split(
+                best_fp,
+                best_nodes,
+                codes,
+                feats[f],
+                lv,
+                lc,
+                ln,
+                ls[n_left],
+                ls[n_left + 1],
+                rv,
+                rc,
+                rn,
+                rs[n_right],
+                rs[n_right + 1],
+            )
     return _read_front(best_fp, best_nodes, codes)
 
 

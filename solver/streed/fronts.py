@@ -51,7 +51,7 @@ def _packed_key(values, nodes):
         if a < 0 or b < 0 or a != np.floor(a) or b != np.floor(b) or nodes[i] < 0:
             return np.empty(0)
         top0, top1, topn = max(top0, a), max(top1, b), max(topn, float(nodes[i]))
-    if (top0 + 1) * (top1 + 1) * (topn + 1) >= 2.0 ** 53:
+    if (top0 + 1) * (top1 + 1) * (topn + 1) >= 2.0**53:
         return np.empty(0)
     key = np.empty(k)
     for i in range(k):
@@ -211,8 +211,14 @@ def fewest_first_pair(left, right, left_nodes, right_nodes, extra, caps):
 
     Ties go to fewer nodes, then to the first pair found; shape (1, 2), or (0, 2) when none is feasible.
     """
-    if (left.shape[1] == 3 and left.shape[0] * right.shape[0] > 256 and _on_a_line(left) and _on_a_line(right)
-            and _whole(left) and _whole(right)):
+    if (
+        left.shape[1] == 3
+        and left.shape[0] * right.shape[0] > 256
+        and _on_a_line(left)
+        and _on_a_line(right)
+        and _whole(left)
+        and _whole(right)
+    ):
         return _fewest_first_on_lines(left, right, left_nodes, right_nodes, extra, caps)
     p = left.shape[1]
     value = np.empty(p)
@@ -239,7 +245,7 @@ def _whole(values):
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
             v = values[i, j]
-            if v != np.floor(v) or abs(v) >= 2.0 ** 52:
+            if v != np.floor(v) or abs(v) >= 2.0**52:
                 return False
     return True
 

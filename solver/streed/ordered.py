@@ -34,7 +34,7 @@ class OrderedSTreeDSearch(OrderedSearch):
         self.task, self.config = task, config
         depth = int(config["max_depth"])
         nodes = config.get("max_nodes")
-        nodes = 2 ** depth - 1 if nodes is None else min(int(nodes), 2 ** depth - 1)
+        nodes = 2**depth - 1 if nodes is None else min(int(nodes), 2**depth - 1)
         self.depth, self.max_nodes = min(depth, nodes), nodes
         cost = task.A @ task.L[:, 0, :].T
         if task.kind == "policy":
@@ -42,19 +42,35 @@ class OrderedSTreeDSearch(OrderedSearch):
         else:
             groups, weights = problem.y, problem.weights
         super().__init__(
-            problem, cost, self.depth, self.max_nodes, 0.0, lambda v: task.objective(np.array([v])), task.labels,
-            task.kind, groups, weights, min_leaf=int(config.get("min_samples_leaf", 1)),
+            problem,
+            cost,
+            self.depth,
+            self.max_nodes,
+            0.0,
+            lambda v: task.objective(np.array([v])),
+            task.labels,
+            task.kind,
+            groups,
+            weights,
+            min_leaf=int(config.get("min_samples_leaf", 1)),
             use_upper_bound=bool(config.get("use_upper_bound", True)),
             use_interval=bool(config.get("use_lower_bound", True) and config.get("use_similarity_lower_bound", True)),
             use_cache=bool(config.get("use_dataset_caching", True)),
-            use_depth_two=bool(config.get("use_depth_two_solver", True)))
+            use_depth_two=bool(config.get("use_depth_two_solver", True)),
+        )
 
     def extras(self):
         value = np.array([self.engine.upper_bound])
-        out = {"task": self.task.name, "value": self.task.describe(value), "depth": self.depth,
-               "max_nodes": self.max_nodes, "search": "ordered"}
+        out = {
+            "task": self.task.name,
+            "value": self.task.describe(value),
+            "depth": self.depth,
+            "max_nodes": self.max_nodes,
+            "search": "ordered",
+        }
         if self.task.kind == "policy":
             leaves = self.task.leaf_values(self.task.A.sum(axis=0))
-            out["constant_policies"] = {name: self.task.describe(leaves[k])["policy_value"]
-                                        for k, name in enumerate(self.task.labels)}
+            out["constant_policies"] = {
+                name: self.task.describe(leaves[k])["policy_value"] for k, name in enumerate(self.task.labels)
+            }
         return out

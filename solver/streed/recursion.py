@@ -55,12 +55,27 @@ class Solver:
         self.use_lb = bool(config.get("use_lower_bound", True))
         self.use_d2 = bool(config.get("use_depth_two_solver", True))
         # Sound only when every tree of the smaller dataset stays a candidate of the larger one (min leaf 1).
-        self.use_sim = (bool(config.get("use_similarity_lower_bound", True)) and task.similarity and self.use_lb
-                        and self.min_leaf == 1)
-        self.cache = SubproblemCache(task, bool(config.get("use_branch_caching", False)),
-                                     bool(config.get("use_dataset_caching", True)), self.use_sim)
-        self.counters = {"subproblems": 0, "depth_two_calls": 0, "depth_three_calls": 0, "cache_hits": 0, "bound_prunes": 0,
-                         "similarity_prunes": 0, "splits": 0}
+        self.use_sim = (
+            bool(config.get("use_similarity_lower_bound", True))
+            and task.similarity
+            and self.use_lb
+            and self.min_leaf == 1
+        )
+        self.cache = SubproblemCache(
+            task,
+            bool(config.get("use_branch_caching", False)),
+            bool(config.get("use_dataset_caching", True)),
+            self.use_sim,
+        )
+        self.counters = {
+            "subproblems": 0,
+            "depth_two_calls": 0,
+            "depth_three_calls": 0,
+            "cache_hits": 0,
+            "bound_prunes": 0,
+            "similarity_prunes": 0,
+            "splits": 0,
+        }
         self.incumbent = None  # the root's best front so far (anytime)
         m = self.X.shape[1]
         self.free_costs = (np.zeros(m), np.zeros((m, m)))
@@ -100,7 +115,7 @@ class Solver:
         Sources (§3.3): the cache, the similarity bound, and for a constrained task the optimum of
         its unconstrained first component (``self.relaxed``) with every other component at 0.
         """
-        n = min(n, 2 ** d - 1)
+        n = min(n, 2**d - 1)
         d = min(d, n)
         if d == 0:
             return self._leaves(ids).values if len(ids) else np.zeros((1, self.p))
@@ -126,7 +141,9 @@ class Solver:
         """
         if d <= 2 and self.use_d2:
             S, C, tot = self.counts(ids, path)
-            values, _ = depth_two.solve_scalar(self.relaxed.task.L, S, C, tot, len(ids), *self.free_costs, self.min_leaf, n)
+            values, _ = depth_two.solve_scalar(
+                self.relaxed.task.L, S, C, tot, len(ids), *self.free_costs, self.min_leaf, n
+            )
             return float(values[n - 1])
         return self.relaxed.optimum(ids, path, d, n)
 
@@ -145,7 +162,7 @@ class Solver:
 
         ``lb``: ``lower(ids, path, d, n)`` when the caller has it (a split bounds its children first).
         """
-        n = min(n, 2 ** d - 1)
+        n = min(n, 2**d - 1)
         d = min(d, n)  # erratum 3: a tree with n branching nodes has depth ≤ n
         if root or d == 0:
             leaves = self._leaves(ids)
@@ -230,14 +247,37 @@ class Solver:
                 lb_left = self.lower(left, lpath, d_left, n_left)
                 lb_right = self.lower(right, rpath, d_right, n_right)
                 if self.scalar:
-                    found = yield from self._split_scalar(left, right, lpath, rpath, (d_left, n_left),
-                                                          (d_right, n_right), lb_left, lb_right, extra, limit, f)
+                    found = yield from self._split_scalar(
+                        left,
+                        right,
+                        lpath,
+                        rpath,
+                        (d_left, n_left),
+                        (d_right, n_right),
+                        lb_left,
+                        lb_right,
+                        extra,
+                        limit,
+                        f,
+                    )
                     if found is not None:
                         best, limit = found, found.values[0, 0]
                 else:
-                    best = yield from self._split_front(left, right, lpath, rpath, (d_left, n_left),
-                                                        (d_right, n_right), lb_left, lb_right, extra, best, f,
-                                                        limit if relax else ub, fewest_first=relax)
+                    best = yield from self._split_front(
+                        left,
+                        right,
+                        lpath,
+                        rpath,
+                        (d_left, n_left),
+                        (d_right, n_right),
+                        lb_left,
+                        lb_right,
+                        extra,
+                        best,
+                        f,
+                        limit if relax else ub,
+                        fewest_first=relax,
+                    )
                     if relax and len(best):
                         limit = smallest_first(best.values)  # the root needs only the fewest errors (ref-impl)
                 if root and len(best):
@@ -263,8 +303,9 @@ class Solver:
         tree = (f, tl.trees[0], tr.trees[0])
         return Front(value[None, :], [tree], np.array([1 + tl.nodes[0] + tr.nodes[0]]))
 
-    def _split_front(self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f, ub,
-                     fewest_first=False):
+    def _split_front(
+        self, left, right, lpath, rpath, lbud, rbud, lb_left, lb_right, extra, best, f, ub, fewest_first=False
+    ):
         """Generator: merge the split's children into the node's front ``best``; return the new front.
 
         ``fewest_first`` (the root under its relaxation): of the split's feasible merged values only

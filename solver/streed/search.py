@@ -54,9 +54,16 @@ def warmup():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(16, 4)).astype(np.uint8)
     features = [{"kind": "binary", "column": f"x{j}"} for j in range(4)]
-    problem = Problem(X=X, features=features, y=np.arange(16) % 2, classes=["0", "1"],
-                      group=(np.arange(16) // 2) % 2, treatment=np.arange(16) % 2, treatments=["a", "b"],
-                      outcome=rng.random(16))
+    problem = Problem(
+        X=X,
+        features=features,
+        y=np.arange(16) % 2,
+        classes=["0", "1"],
+        group=(np.arange(16) // 2) % 2,
+        treatment=np.arange(16) % 2,
+        treatments=["a", "b"],
+        outcome=rng.random(16),
+    )
     from solver.ordered.search import warmup as warm_ordered
 
     warm_ordered()
@@ -83,11 +90,12 @@ def check_pair_counts(problem, task):
         return
     from solver.streed.ordered import can_run_ordered
 
-    other = ("choose the ordered threshold search (threshold_search), or " if can_run_ordered(task) else "")
+    other = "choose the ordered threshold search (threshold_search), or " if can_run_ordered(task) else ""
     raise ProblemError(
         f"STreeD's {task.name.replace('_', ' ')} searches one 0/1 feature per threshold, and the {m:,} thresholds "
-        f"here would need {memory / 2 ** 30:.1f} GB for the feature-pair counts of each depth-two subproblem; "
-        f"{other}make fewer thresholds with a quantile binarization (e.g. quantile:32).")
+        f"here would need {memory / 2**30:.1f} GB for the feature-pair counts of each depth-two subproblem; "
+        f"{other}make fewer thresholds with a quantile binarization (e.g. quantile:32)."
+    )
 
 
 class STreeDSearch:
@@ -104,7 +112,7 @@ class STreeDSearch:
             raise ProblemError(f"STreeD cannot run this task here: {e}.") from None
         depth = int(config["max_depth"])
         nodes = config.get("max_nodes")
-        nodes = 2 ** depth - 1 if nodes is None else min(int(nodes), 2 ** depth - 1)
+        nodes = 2**depth - 1 if nodes is None else min(int(nodes), 2**depth - 1)
         self.depth, self.max_nodes = min(depth, nodes), nodes
         check_pair_counts(problem, self.task)
         self.solver = Solver(self.task, problem.X, config)
@@ -180,12 +188,17 @@ class STreeDSearch:
     def extras(self):
         """Return the task, the reported value and, for multi-objective tasks, the root front with a tree per point."""
         value, _ = self.chosen()
-        out = {"task": self.task.name, "value": self.task.describe(value), "depth": self.depth,
-               "max_nodes": self.max_nodes}
+        out = {
+            "task": self.task.name,
+            "value": self.task.describe(value),
+            "depth": self.depth,
+            "max_nodes": self.max_nodes,
+        }
         if self.task.kind == "policy":
             leaves = self.task.leaf_values(self.task.A.sum(axis=0))
-            out["constant_policies"] = {name: self.task.describe(leaves[k])["policy_value"]
-                                        for k, name in enumerate(self.task.labels)}
+            out["constant_policies"] = {
+                name: self.task.describe(leaves[k])["policy_value"] for k, name in enumerate(self.task.labels)
+            }
         if self.config["objective"] in ("demographic_parity", "equality_of_opportunity"):
             out["delta"] = float(self.config["delta"])
         if self.task.kind == "policy" and self.config.get("capacity") is not None:
@@ -197,12 +210,16 @@ class STreeDSearch:
             chosen = self.task.select(front.values)
             rows = self.distinct_rows()
             with_tree = spread(len(order), FRONT_TREES_MAX, [k for k, i in enumerate(order) if i == chosen])
-            models = dict(zip(with_tree, tree_dicts([front.trees[order[k]] for k in with_tree], self.problem,
-                                                    self.task, rows)))
+            models = dict(
+                zip(with_tree, tree_dicts([front.trees[order[k]] for k in with_tree], self.problem, self.task, rows))
+            )
             out["front"] = []
             for k, i in enumerate(order):
-                point = {"values": self.task.describe(front.values[i]), "objective": self.task.objective(front.values[i]),
-                         "chosen": bool(i == chosen)}
+                point = {
+                    "values": self.task.describe(front.values[i]),
+                    "objective": self.task.objective(front.values[i]),
+                    "chosen": bool(i == chosen),
+                }
                 if k in models:
                     point["model"] = models[k]
                 out["front"].append(point)
@@ -231,8 +248,9 @@ def distinct_rows(problem, task):
     if problem.n_samples <= DISTINCT_FROM:
         return np.ascontiguousarray(problem.X, dtype=np.uint8), groups, np.asarray(weights, dtype=np.float64), K
     # One short byte string per row (bit-packed features, then the group) sorts far faster than the rows.
-    packed = np.ascontiguousarray(np.column_stack([np.packbits(problem.X != 0, axis=1),
-                                                   groups.astype("<i8").view(np.uint8).reshape(-1, 8)]))
+    packed = np.ascontiguousarray(
+        np.column_stack([np.packbits(problem.X != 0, axis=1), groups.astype("<i8").view(np.uint8).reshape(-1, 8)])
+    )
     keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(first))
@@ -251,18 +269,31 @@ def build_trees(nested_trees, problem, task, rows=None):
     """Return the ``solver.models.Tree`` of each nested-tuple tree, their node counts in one pass over the rows."""
     flat, starts, counts = _flat_with_counts(nested_trees, problem, task, rows)
     feature, left, right, prediction = (np.array(a, dtype=np.int64) for a in flat)
-    return [Tree(feature=feature[a:b], left=left[a:b], right=right[a:b], prediction=prediction[a:b],
-                 counts=counts[a:b], features=problem.features, classes=task.labels, kind=task.kind)
-            for a, b in zip(starts[:-1], starts[1:])]
+    return [
+        Tree(
+            feature=feature[a:b],
+            left=left[a:b],
+            right=right[a:b],
+            prediction=prediction[a:b],
+            counts=counts[a:b],
+            features=problem.features,
+            classes=task.labels,
+            kind=task.kind,
+        )
+        for a, b in zip(starts[:-1], starts[1:])
+    ]
 
 
 def tree_dicts(nested_trees, problem, task, rows=None):
     """Return ``Tree.to_dict()`` of each nested-tuple tree, built from lists (a front's trees: no ``Tree`` each)."""
     (feature, left, right, prediction), starts, counts = _flat_with_counts(nested_trees, problem, task, rows)
     counts = counts.tolist()
-    return [tree_dict(feature[a:b], left[a:b], right[a:b], prediction[a:b], counts[a:b], task.labels,
-                      problem.features, task.kind)
-            for a, b in zip(starts[:-1], starts[1:])]
+    return [
+        tree_dict(
+            feature[a:b], left[a:b], right[a:b], prediction[a:b], counts[a:b], task.labels, problem.features, task.kind
+        )
+        for a, b in zip(starts[:-1], starts[1:])
+    ]
 
 
 def _flat_with_counts(nested_trees, problem, task, rows):
@@ -292,6 +323,7 @@ def _flat_with_counts(nested_trees, problem, task, rows):
                 prediction[i] = prediction[base + left[i]]
         starts.append(len(feature))
     X, groups, weights, K = distinct_rows(problem, task) if rows is None else rows
-    counts = treecounts.node_counts(X, groups, weights, K, *(np.array(a, dtype=np.int64)
-                                                             for a in (feature, left, right, starts)))
+    counts = treecounts.node_counts(
+        X, groups, weights, K, *(np.array(a, dtype=np.int64) for a in (feature, left, right, starts))
+    )
     return (feature, left, right, prediction), starts, counts

@@ -26,7 +26,9 @@ ROOT_KERNEL_CELLS = 100_000  # rows × features up to which a depth-four root ru
 # Worst-case work of one kernel call (pair updates, a word of 64 rows each) up to which the depth-three and
 # depth-four kernels run in one call; beyond it the recursion yields between splits (the anytime contract).
 KERNEL_WORK_MAX = 3e8
-F1_LEAVES = np.array([[[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]])  # label 0 → (positives, 0), 1 → (0, negatives)
+F1_LEAVES = np.array(
+    [[[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]]
+)  # label 0 → (positives, 0), 1 → (0, negatives)
 
 
 def kernel_work(depth, m, n):
@@ -108,8 +110,9 @@ class DepthTwo:
         else:
             costs = s.free_costs
         if relax:
-            out = depth_two.solve_fewest_first(task.L, S, C, tot, len(ids), caps_below(task.caps, ub), *costs,
-                                               s.min_leaf, n)
+            out = depth_two.solve_fewest_first(
+                task.L, S, C, tot, len(ids), caps_below(task.caps, ub), *costs, s.min_leaf, n
+            )
         else:
             out = self._fronts(S, C, tot, len(ids), ub, costs, n)
         result = None
@@ -129,7 +132,7 @@ class DepthTwo:
 
     def _scalar(self, S, C, tot, N, ub, costs, n):
         values, codes = depth_two.solve_scalar(self.solver.task.L, S, C, tot, N, *costs, self.solver.min_leaf, n)
-        return tuple(x for t in range(3) for x in (values[t:t + 1, None], codes[t:t + 1]))
+        return tuple(x for t in range(3) for x in (values[t : t + 1, None], codes[t : t + 1]))
 
     def _general(self, S, C, tot, N, ub, costs, n):
         s = self.solver
@@ -166,8 +169,18 @@ class DepthThree:
             # depth-three node of this budget (Eq. 45, erratum 9), and carry bounds to the next.
             previous_ids, previous_bounds = self.split_bounds.get(n, (self.no_rows, self.zero_bounds))
             value, f, left, right, label, bounds = bitcount.solve_depth_three_node(
-                s.X, ids, s.labels, s.task.L, s.min_leaf, n, ub if s.use_ub else INF, self.worst,
-                s.use_sim, previous_ids, previous_bounds)
+                s.X,
+                ids,
+                s.labels,
+                s.task.L,
+                s.min_leaf,
+                n,
+                ub if s.use_ub else INF,
+                self.worst,
+                s.use_sim,
+                previous_ids,
+                previous_bounds,
+            )
             if s.use_sim:
                 self.split_bounds[n] = (ids, bounds)
             if value == INF:
@@ -198,7 +211,8 @@ class DepthFourRoot:
     def solve(self, ids, path, n, ub, root):
         s = self.solver
         value, f, label, left, right, solved = bitcount.solve_depth_four_root(
-            s.X, ids, s.labels, s.task.L, s.min_leaf, n, ub, self.worst, s.use_sim, s.use_ub)
+            s.X, ids, s.labels, s.task.L, s.min_leaf, n, ub, self.worst, s.use_sim, s.use_ub
+        )
         s.counters["depth_three_calls"] += solved
         if value == INF:
             return None
@@ -223,7 +237,7 @@ class F1Children:
     def below(self, path):
         """Return the cache for a kernel below ``path``: (base, index, store); base 0 means none."""
         base = 2 * self.m
-        if not path or not self.caching or base ** (len(path) + 1) >= 2 ** 62:
+        if not path or not self.caching or base ** (len(path) + 1) >= 2**62:
             # A root has no sibling to share with; or no caching asked for; or keys would not fit one integer.
             return (0,) + _no_f1_children()
         if self.index_store is None:
@@ -263,8 +277,9 @@ class DepthThreeF1:
         s.counters["depth_three_calls"] += 1
         bits, cls = bitcount.pack_rows(s.X, ids, s.labels, 2)
         codes = np.array(sorted(2 * f + side for f, side in path), dtype=np.int64)
-        values, codes, nodes = f1_fronts.solve_f1_depth_three(bits, cls, bitcount.row_mask(len(ids)), n, s.min_leaf,
-                                                              codes, *self.children.below(path))
+        values, codes, nodes = f1_fronts.solve_f1_depth_three(
+            bits, cls, bitcount.row_mask(len(ids)), n, s.min_leaf, codes, *self.children.below(path)
+        )
         front = Front(values, Trees.of(("codes3", codes, None), len(codes)), nodes)
         return front if ub == INF else below(front, ub)
 
@@ -288,8 +303,9 @@ class DepthFourF1:
         s = self.solver
         bits, cls = bitcount.pack_rows(s.X, ids, s.labels, 2)
         base, index, store = self.children.below(((0, 0),))  # the children's paths have one decision
-        values, codes, nodes, solved = f1_fronts.solve_f1_depth_four(bits, cls, bitcount.row_mask(len(ids)), n,
-                                                                     s.min_leaf, base, index, store)
+        values, codes, nodes, solved = f1_fronts.solve_f1_depth_four(
+            bits, cls, bitcount.row_mask(len(ids)), n, s.min_leaf, base, index, store
+        )
         s.counters["depth_three_calls"] += solved
         front = Front(values, Trees.of(("codes4", codes, None), len(codes)), nodes)
         return front if ub == INF else below(front, ub)

@@ -1,4 +1,5 @@
 """The Chromium fixture of the browser tests (Debian's chromium, driven by Playwright)."""
+
 import os
 
 import pytest

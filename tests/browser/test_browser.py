@@ -6,6 +6,7 @@ from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
+
 def test_sign_up_upload_run_and_see_the_tree(browser, live_server, celery_worker_process):
     page = browser.new_page(viewport={"width": 1300, "height": 1000})
     page.goto(f"{live_server.url}/accounts/signup/")

@@ -53,8 +53,9 @@ def assert_no_overflow(page, shot):
     assert page.evaluate(OVERFLOWING_CARDS) == []
 
 
-def test_survival_and_wide_trees_read_whole_and_no_card_overflows(browser, live_server, celery_worker_process,
-                                                                   tmp_path):
+def test_survival_and_wide_trees_read_whole_and_no_card_overflows(
+    browser, live_server, celery_worker_process, tmp_path
+):
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1300, "height": 1000})
     sign_up(page, live_server.url, "nora")
@@ -117,8 +118,9 @@ def test_survival_and_wide_trees_read_whole_and_no_card_overflows(browser, live_
     assert_no_overflow(page, "issue21-compare.png")
 
 
-def test_fairness_overfitting_test_files_names_and_the_staff_view(browser, live_server, celery_worker_process,
-                                                                   tmp_path):
+def test_fairness_overfitting_test_files_names_and_the_staff_view(
+    browser, live_server, celery_worker_process, tmp_path
+):
     from django.contrib.auth import get_user_model
 
     ARTIFACTS.mkdir(exist_ok=True)
@@ -133,8 +135,12 @@ def test_fairness_overfitting_test_files_names_and_the_staff_view(browser, live_
     page.click("text=CART (greedy baseline)")
     options = page.eval_on_selector_all("#id_evaluation option", "os => os.map(o => o.textContent)")
     assert not any("veterans" in o for o in options)  # a survival table cannot test a classifier
-    start_run(page, compas, "CART (greedy baseline)", {"#id_p_max_depth": "3", "#id_run_name": "depth-3 baseline",
-                                                       "#id_run_note": "fairness check before GOSDT"})
+    start_run(
+        page,
+        compas,
+        "CART (greedy baseline)",
+        {"#id_p_max_depth": "3", "#id_run_name": "depth-3 baseline", "#id_run_note": "fairness check before GOSDT"},
+    )
     fairness = page.inner_text("#fairness")
     assert "sex=female" in fairness and "Training data: discrimination" in fairness and "Test data" in fairness
     assert "depth-3 baseline" in page.inner_text("main") and page.query_selector("#searched-features")

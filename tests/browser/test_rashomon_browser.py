@@ -10,7 +10,8 @@ pytestmark = pytest.mark.browser
 
 ROWS = [(a, b, c, d) for a in (0, 1) for b in (0, 1) for c in (0, 1) for d in (0, 1)] * 3
 CSV = "smoker,exercise,family_history,urban,disease\n" + "".join(
-    f"{a},{b},{c},{d},{int((a and not b) or (c and i % 5 != 0))}\n" for i, (a, b, c, d) in enumerate(ROWS))
+    f"{a},{b},{c},{d},{int((a and not b) or (c and i % 5 != 0))}\n" for i, (a, b, c, d) in enumerate(ROWS)
+)
 
 
 def number(text):
@@ -46,8 +47,9 @@ def test_rashomon_count_filter_and_open_a_tree(browser, live_server, celery_work
     select = page.locator("select[name=exclude]")
     feature = select.locator("option").first.get_attribute("value")
     select.select_option([feature])
-    page.wait_for_function("t => document.getElementById('rashomon-filtered').textContent.replace(/\\D/g, '') !== t",
-                           arg=str(total))
+    page.wait_for_function(
+        "t => document.getElementById('rashomon-filtered').textContent.replace(/\\D/g, '') !== t", arg=str(total)
+    )
     filtered = number(page.inner_text("#rashomon-filtered"))
     assert 0 <= filtered < total
 

@@ -34,10 +34,15 @@ class RedisServer:
         ARTIFACTS.mkdir(exist_ok=True)
         self.process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=(ARTIFACTS / f"redis-{self.port}.log").open("a"), stderr=subprocess.STDOUT)
+            stdout=(ARTIFACTS / f"redis-{self.port}.log").open("a"),
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            if subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True).stdout.strip() == b"PONG":
+            if (
+                subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True).stdout.strip()
+                == b"PONG"
+            ):
                 return
             time.sleep(0.1)
         raise TimeoutError("the private redis-server did not start")
@@ -80,9 +85,12 @@ class S3Server:
     def __init__(self, host="127.0.0.1"):
         self.host, self.port = host, free_port()
         self.url = f"http://{host}:{self.port}"
-        self.process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", host, "-p", str(self.port)],
-                                        stdout=(ARTIFACTS / f"s3-{self.port}.log").open("a"),
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", host, "-p", str(self.port)],
+            stdout=(ARTIFACTS / f"s3-{self.port}.log").open("a"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -92,8 +100,9 @@ class S3Server:
                 time.sleep(0.2)
         else:
             raise TimeoutError("the S3 server did not start")
-        self.client = boto3.client("s3", endpoint_url=self.url, region_name="us-east-1",
-                                   aws_access_key_id="test", aws_secret_access_key="test")
+        self.client = boto3.client(
+            "s3", endpoint_url=self.url, region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test"
+        )
 
     def keys(self, bucket):
         return [o["Key"] for o in self.client.list_objects_v2(Bucket=bucket).get("Contents", [])]
@@ -110,9 +119,18 @@ S3_ENV = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "CORELSW
 def s3_storage(server, bucket):
     """Return the STORAGES["default"] entry (and the environment for other processes) of ``bucket`` on ``server``."""
     server.client.create_bucket(Bucket=bucket)
-    entry = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
-        "bucket_name": bucket, "endpoint_url": server.url, "region_name": "us-east-1", "file_overwrite": False,
-        "default_acl": "private", "access_key": "test", "secret_key": "test"}}
+    entry = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            "endpoint_url": server.url,
+            "region_name": "us-east-1",
+            "file_overwrite": False,
+            "default_acl": "private",
+            "access_key": "test",
+            "secret_key": "test",
+        },
+    }
     env = {**S3_ENV, "CORELSWEB_S3_BUCKET": bucket, "CORELSWEB_S3_ENDPOINT_URL": server.url}
     return entry, env
 

@@ -137,17 +137,39 @@ class Host:
         """Start ``argv`` inside this host (its namespace and host name); return the process."""
         ARTIFACTS.mkdir(exist_ok=True)
         log = (ARTIFACTS / f"host-{self.name}-{label}.log").open("w")
-        inner = f"hostname {self.name} && exec \"$@\""
-        process = subprocess.Popen(["ip", "netns", "exec", self.netns, "unshare", "--uts", "sh", "-c", inner, "sh",
-                                    *argv], cwd=ROOT, env={**self.env, **(extra_env or {})}, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        inner = f'hostname {self.name} && exec "$@"'
+        process = subprocess.Popen(
+            ["ip", "netns", "exec", self.netns, "unshare", "--uts", "sh", "-c", inner, "sh", *argv],
+            cwd=ROOT,
+            env={**self.env, **(extra_env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.processes.append((process, ARTIFACTS / f"host-{self.name}-{label}.log"))
         return process
 
     def start_worker(self, queues="short,long", extra_env=None):
-        return self.start("worker", [sys.executable, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO",
-                                     "-Q", queues, "--concurrency=1", "-n", f"{self.name}@%h",
-                                     "--without-gossip", "--without-mingle"], extra_env)
+        return self.start(
+            "worker",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "corelsweb",
+                "worker",
+                "--loglevel=INFO",
+                "-Q",
+                queues,
+                "--concurrency=1",
+                "-n",
+                f"{self.name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            extra_env,
+        )
 
     def start_control(self):
         return self.start("control", [sys.executable, "-m", "django", "control", "--interval=1"])

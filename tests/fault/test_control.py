@@ -35,20 +35,26 @@ def test_reconciling_goes_on_while_every_worker_slot_is_solving(transactional_db
     require_real_services()
     purge_queue()
     # The only worker slot holds a search that never returns (until its hard limit, long after this test looks).
-    worker = WorkerProcess("busy", extra_env={"CORELSWEB_TEST_FAULT": "hold-gil",
-                                              "CORELSWEB_HARD_LIMIT_GRACE_SECONDS": "60"}).wait_ready()
+    worker = WorkerProcess(
+        "busy", extra_env={"CORELSWEB_TEST_FAULT": "hold-gil", "CORELSWEB_HARD_LIMIT_GRACE_SECONDS": "60"}
+    ).wait_ready()
     control = ControlProcess("lane", interval=1)
     try:
         alice = make_user("alice")
         dataset = make_dataset(alice)
-        busy = services.create_run(alice, dataset, "cart", {"max_depth": 2, "min_samples_leaf": 1,
-                                                            "criterion": "gini", "regularization": 0.0},
-                                   {"time_limit": 30})
+        busy = services.create_run(
+            alice,
+            dataset,
+            "cart",
+            {"max_depth": 2, "min_samples_leaf": 1, "criterion": "gini", "regularization": 0.0},
+            {"time_limit": 30},
+        )
         wait_for_run(busy.pk, timeout=60, statuses={Run.Status.RUNNING})
         orphan = make_run(alice, dataset, status=Run.Status.RUNNING, worker=dead_worker(), attempts=1)
         t0 = time.monotonic()
-        assert wait_until(lambda: Run.objects.get(pk=orphan.pk).status == Run.Status.QUEUED, timeout=30), \
+        assert wait_until(lambda: Run.objects.get(pk=orphan.pk).status == Run.Status.QUEUED, timeout=30), (
             "the orphan was not reconciled while the worker slot was busy"
+        )
         print(f"orphan requeued {time.monotonic() - t0:.1f} s after it appeared, with the only slot busy")
         orphan.refresh_from_db()
         assert orphan.message_id and Run.objects.get(pk=busy.pk).status == Run.Status.RUNNING

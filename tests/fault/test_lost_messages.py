@@ -27,7 +27,8 @@ def on(redis):
 
 
 def test_a_submission_while_the_broker_is_down_is_queued_and_starts_when_it_is_back(
-        client, transactional_db, media_for_workers, private_redis):
+    client, transactional_db, media_for_workers, private_redis
+):
     require_real_services()
     alice = make_user("alice")
     client.force_login(alice)
@@ -42,7 +43,9 @@ def test_a_submission_while_the_broker_is_down_is_queued_and_starts_when_it_is_b
     assert "starts when it is back" in client.get(run.get_absolute_url()).content.decode()
     # Workers and the control loop start while the broker is still down, then it comes back.
     worker = WorkerProcess("reconnects", extra_env=on(private_redis))
-    control = ControlProcess("resender", interval=1, extra_env={**on(private_redis), "CORELSWEB_RECONCILE_SECONDS": "1"})
+    control = ControlProcess(
+        "resender", interval=1, extra_env={**on(private_redis), "CORELSWEB_RECONCILE_SECONDS": "1"}
+    )
     try:
         time.sleep(5)
         private_redis.start()
@@ -56,8 +59,9 @@ def test_a_submission_while_the_broker_is_down_is_queued_and_starts_when_it_is_b
         worker.stop()
 
 
-def test_a_lost_message_is_resent_whatever_else_the_broker_holds(transactional_db, media_for_workers, private_redis,
-                                                                 settings):
+def test_a_lost_message_is_resent_whatever_else_the_broker_holds(
+    transactional_db, media_for_workers, private_redis, settings
+):
     require_real_services()
     alice = make_user("alice")
     dataset = make_dataset(alice)
@@ -82,17 +86,24 @@ def test_a_lost_message_is_resent_whatever_else_the_broker_holds(transactional_d
         worker.stop()
 
 
-def test_a_killed_workers_unacknowledged_leftover_is_not_counted_as_work(client, transactional_db, media_for_workers,
-                                                                        private_redis, settings):
+def test_a_killed_workers_unacknowledged_leftover_is_not_counted_as_work(
+    client, transactional_db, media_for_workers, private_redis, settings
+):
     require_real_services()
     alice = make_user("alice")
-    dataset = create_dataset(alice, "compas rules", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
-                             "compas-corels-rules.csv")
+    dataset = create_dataset(
+        alice,
+        "compas rules",
+        ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
+        "compas-corels-rules.csv",
+    )
     params = registry.get("corels").clean({"regularization": 0.001, "antecedents": "given"})
     run = services.create_run(alice, dataset, "corels", params, {"time_limit": 6})
     victim = WorkerProcess("main-killed", extra_env=on(private_redis)).wait_ready()
     survivor = WorkerProcess("survivor", extra_env=on(private_redis))
-    control = ControlProcess("leftovers", interval=1, extra_env={**on(private_redis), "CORELSWEB_RECONCILE_SECONDS": "1"})
+    control = ControlProcess(
+        "leftovers", interval=1, extra_env={**on(private_redis), "CORELSWEB_RECONCILE_SECONDS": "1"}
+    )
     try:
         wait_for_run(run.pk, timeout=120, statuses={Run.Status.RUNNING})
         os.kill(victim.process.pid, signal.SIGKILL)  # the main process dies holding the message, unacknowledged

@@ -29,9 +29,24 @@ def network(tmp_path, transactional_db, settings):
     net = Network(tmp_path)
     try:
         redis_port = free_port("127.0.0.1")
-        net.serve("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", net.gateway,
-                            # Listening on loopback and the test's own bridge only.
-                            "--protected-mode", "no", "--save", "", "--appendonly", "no"])
+        net.serve(
+            "redis",
+            [
+                "redis-server",
+                "--port",
+                str(redis_port),
+                "--bind",
+                "127.0.0.1",
+                net.gateway,
+                # Listening on loopback and the test's own bridge only.
+                "--protected-mode",
+                "no",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+        )
         wait_port("127.0.0.1", redis_port)
         db = settings.DATABASES["default"]
         pg_port = net.forward("postgres", free_port(net.gateway), f"{db['HOST']}:{db['PORT']}")
@@ -41,9 +56,17 @@ def network(tmp_path, transactional_db, settings):
         settings.STORAGES = {**settings.STORAGES, "default": entry}
         point_celery_at(f"redis://127.0.0.1:{redis_port}/0")
         broker = f"redis://{net.gateway}:{redis_port}/0"
-        env = {**os.environ, **s3_env, "DATABASE_URL": f"postgres://{db['USER']}@{net.gateway}:{pg_port}/{db['NAME']}",
-               "CELERY_BROKER_URL": broker, "REDIS_URL": broker, "CORELSWEB_BEAT_SECONDS": "1",
-               "CORELSWEB_STALE_SECONDS": "5", "CORELSWEB_RECONCILE_SECONDS": "1", "CORELSWEB_WARM_SOLVERS": "0"}
+        env = {
+            **os.environ,
+            **s3_env,
+            "DATABASE_URL": f"postgres://{db['USER']}@{net.gateway}:{pg_port}/{db['NAME']}",
+            "CELERY_BROKER_URL": broker,
+            "REDIS_URL": broker,
+            "CORELSWEB_BEAT_SECONDS": "1",
+            "CORELSWEB_STALE_SECONDS": "5",
+            "CORELSWEB_RECONCILE_SECONDS": "1",
+            "CORELSWEB_WARM_SOLVERS": "0",
+        }
         env.pop("CORELSWEB_HOST_ID", None)
         yield net, env
     finally:
@@ -64,15 +87,21 @@ def test_a_killed_host_loses_nothing_and_a_live_hosts_long_solve_is_never_taken_
     hosts = {name: net.add_host(name, env) for name in ("host-a", "host-b", "host-c")}
     for name in ("host-a", "host-b"):
         hosts[name].start_worker("short")
-    hosts["host-c"].start_worker("long", {"CORELSWEB_TEST_FAULT": "hold-gil", "CORELSWEB_HARD_LIMIT_GRACE_SECONDS": "5"})
+    hosts["host-c"].start_worker(
+        "long", {"CORELSWEB_TEST_FAULT": "hold-gil", "CORELSWEB_HARD_LIMIT_GRACE_SECONDS": "5"}
+    )
     for host in hosts.values():
         host.start_control()
     for host in hosts.values():
         host.wait_ready()
 
     alice = make_user("alice")
-    dataset = create_dataset(alice, "compas rules", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
-                             "compas-corels-rules.csv")
+    dataset = create_dataset(
+        alice,
+        "compas rules",
+        ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
+        "compas-corels-rules.csv",
+    )
     params = registry.get("corels").clean({"regularization": 0.001, "antecedents": "given"})
     long_run = services.new_run(alice, dataset, "corels", params, {"time_limit": 30})
     long_run.save()
@@ -111,6 +140,7 @@ def test_a_killed_host_loses_nothing_and_a_live_hosts_long_solve_is_never_taken_
     long_run.refresh_from_db()
     assert long_run.worker.startswith("host-c:") and long_run.status == Run.Status.FAILED
     assert "did not return within 35 s" in long_run.error
-    assert {(status, attempts, worker) for status, attempts, worker in long_seen if status == Run.Status.RUNNING} == \
-        {(Run.Status.RUNNING, 1, long_run.worker)}
+    assert {(status, attempts, worker) for status, attempts, worker in long_seen if status == Run.Status.RUNNING} == {
+        (Run.Status.RUNNING, 1, long_run.worker)
+    }
     assert Run.objects.count() == 2

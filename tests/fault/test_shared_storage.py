@@ -13,8 +13,7 @@ from tests.factories import run_form_data
 pytestmark = [pytest.mark.fault, pytest.mark.integration]
 
 
-def test_uploads_live_in_shared_storage_that_a_worker_elsewhere_reads(client, transactional_db, s3, tmp_path,
-                                                                      settings):
+def test_uploads_live_in_shared_storage_that_a_worker_elsewhere_reads(client, transactional_db, s3, tmp_path, settings):
     require_real_services()
     purge_queue()
     server, bucket, env = s3

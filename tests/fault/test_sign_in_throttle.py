@@ -17,13 +17,13 @@ def sign_in(client, username, password, address):
 
 @pytest.fixture
 def redis_cache(settings, private_redis):
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": private_redis.url}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": private_redis.url}
+    }
     return private_redis
 
 
-def test_failures_lock_one_account_at_one_address_only_and_survive_a_cache_restart(client, db, settings,
-                                                                                   redis_cache):
+def test_failures_lock_one_account_at_one_address_only_and_survive_a_cache_restart(client, db, settings, redis_cache):
     require_real_services()
     settings.CORELSWEB_LOGIN_FAILURES = 10
     make_user("alice")

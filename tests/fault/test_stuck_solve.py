@@ -17,8 +17,13 @@ from tests.conftest import ControlProcess, WorkerProcess, purge_queue, require_r
 pytestmark = [pytest.mark.fault, pytest.mark.integration]
 
 # The stuck worker counts as another machine: only its beat can tell the control loop that it lives.
-STUCK = {"CORELSWEB_TEST_FAULT": "hold-gil", "CORELSWEB_HOST_ID": "stuck-host", "CORELSWEB_BEAT_SECONDS": "1",
-         "CORELSWEB_HARD_LIMIT_GRACE_SECONDS": "8", "CORELSWEB_CANCEL_GRACE_SECONDS": "3"}
+STUCK = {
+    "CORELSWEB_TEST_FAULT": "hold-gil",
+    "CORELSWEB_HOST_ID": "stuck-host",
+    "CORELSWEB_BEAT_SECONDS": "1",
+    "CORELSWEB_HARD_LIMIT_GRACE_SECONDS": "8",
+    "CORELSWEB_CANCEL_GRACE_SECONDS": "3",
+}
 WATCHER = {"CORELSWEB_HOST_ID": "watcher-host", "CORELSWEB_STALE_SECONDS": "4"}
 
 
@@ -35,8 +40,12 @@ def stuck_worker(transactional_db, media_for_workers):
 
 def corels_run(time_limit):
     alice = make_user("alice")
-    dataset = create_dataset(alice, "compas rules", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
-                             "compas-corels-rules.csv")
+    dataset = create_dataset(
+        alice,
+        "compas rules",
+        ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
+        "compas-corels-rules.csv",
+    )
     params = registry.get("corels").clean({"regularization": 0.001, "antecedents": "given"})
     return services.create_run(alice, dataset, "corels", params, {"time_limit": time_limit})
 

@@ -26,8 +26,12 @@ def test_a_run_whose_worker_is_killed_mid_search_completes_on_another(transactio
         for w in workers:
             w.wait_ready()
         alice = make_user("alice")
-        dataset = create_dataset(alice, "compas rules", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
-                                 "compas-corels-rules.csv")
+        dataset = create_dataset(
+            alice,
+            "compas rules",
+            ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
+            "compas-corels-rules.csv",
+        )
         params = registry.get("corels").clean({"regularization": 0.001, "antecedents": "given"})
         run = services.create_run(alice, dataset, "corels", params, {"time_limit": 12})
         run = wait_for_run(run.pk, timeout=180, statuses={Run.Status.RUNNING})

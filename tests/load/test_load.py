@@ -7,8 +7,9 @@ from tests.conftest import WorkerProcess, purge_queue, require_real_services
 pytestmark = [pytest.mark.load, pytest.mark.integration]
 
 
-def test_concurrent_clients_and_two_workers_finish_every_run_exactly_once(live_server, transactional_db,
-                                                                          media_for_workers, settings):
+def test_concurrent_clients_and_two_workers_finish_every_run_exactly_once(
+    live_server, transactional_db, media_for_workers, settings
+):
     require_real_services()
     purge_queue()
     settings.SECURE_COOKIES = False
@@ -23,7 +24,9 @@ def test_concurrent_clients_and_two_workers_finish_every_run_exactly_once(live_s
         assert summary["runs_submitted"] == 100
         assert summary["statuses"] == {"heuristic": 100}
         assert check_exactly_once(summary["run_pks"]) == []
-        print(f"p50 {summary['latency_p50']:.3f}s p95 {summary['latency_p95']:.3f}s over {summary['requests']} requests")
+        print(
+            f"p50 {summary['latency_p50']:.3f}s p95 {summary['latency_p95']:.3f}s over {summary['requests']} requests"
+        )
     finally:
         for w in workers:
             w.stop()

@@ -17,11 +17,18 @@ def solved_run(owner, dataset, algorithm, params=None, evaluation=None, time_lim
     from solver import registry
 
     named = {"name": name} if name else {}
-    run = Run.objects.create(owner=owner, dataset=dataset, algorithm=algorithm, **named,
-                             params=registry.get(algorithm).clean(params or {}),
-                             limits={"time_limit": time_limit, "memory_limit": 2**30}, roles=dict(dataset.roles),
-                             binarization=dataset.binarization, evaluation=evaluation or {},
-                             status=Run.Status.QUEUED)
+    run = Run.objects.create(
+        owner=owner,
+        dataset=dataset,
+        algorithm=algorithm,
+        **named,
+        params=registry.get(algorithm).clean(params or {}),
+        limits={"time_limit": time_limit, "memory_limit": 2**30},
+        roles=dict(dataset.roles),
+        binarization=dataset.binarization,
+        evaluation=evaluation or {},
+        status=Run.Status.QUEUED,
+    )
     worker = lifecycle.worker_id()
     assert lifecycle.claim(run.pk, worker)
     lifecycle.execute(run.pk, worker)

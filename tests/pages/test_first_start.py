@@ -21,8 +21,9 @@ def test_warming_reports_each_algorithm_as_it_becomes_ready():
     from corelsweb.ops import warming
 
     states = []
-    seconds = warming.warm_all(report=lambda s: states.append((list(s["ready"]), s["warming"])),
-                               names=["corels", "cart"])
+    seconds = warming.warm_all(
+        report=lambda s: states.append((list(s["ready"]), s["warming"])), names=["corels", "cart"]
+    )
     assert list(seconds) == ["cart", "corels"]  # cheapest first
     assert states[0] == ([], "cart") and states[-1] == (["cart", "corels"], "")
     assert (["cart"], "corels") in states
@@ -31,8 +32,9 @@ def test_warming_reports_each_algorithm_as_it_becomes_ready():
 def beat(name, ready, warming_now=""):
     now = timezone.now()
     assert hasattr(WorkerBeat, "ready"), "worker heartbeats do not record which solvers are ready"
-    return WorkerBeat.objects.create(name=name, queues="short", started=now, last_seen=now, ready=ready,
-                                     warming=warming_now)
+    return WorkerBeat.objects.create(
+        name=name, queues="short", started=now, last_seen=now, ready=ready, warming=warming_now
+    )
 
 
 def test_pages_show_which_algorithms_are_ready(alice_client, alice):

@@ -19,13 +19,21 @@ def veterans(alice):
 
 
 def test_survival_runs_show_test_metrics_beside_training_on_the_run_and_compare_pages(alice_client, alice, veterans):
-    runs = [solved_run(alice, veterans, "osst", {"max_depth": 2, "regularization": lam},
-                       evaluation={"holdout": 0.3, "seed": 0}) for lam in (0.01, 0.02)]
+    runs = [
+        solved_run(
+            alice, veterans, "osst", {"max_depth": 2, "regularization": lam}, evaluation={"holdout": 0.3, "seed": 0}
+        )
+        for lam in (0.01, 0.02)
+    ]
     page = alice_client.get(runs[0].get_absolute_url()).content.decode()
-    table = page[page.index('id="metrics-table"'):page.index("</table>", page.index('id="metrics-table"'))]
+    table = page[page.index('id="metrics-table"') : page.index("</table>", page.index('id="metrics-table"'))]
     test = runs[0].result["holdout"]["metrics"]
-    for key, title in (("ibs", "Integrated Brier score"), ("ibs_ratio", "IBS ratio"), ("harrell_c", "Harrell"),
-                       ("uno_c", "Uno")):
+    for key, title in (
+        ("ibs", "Integrated Brier score"),
+        ("ibs_ratio", "IBS ratio"),
+        ("harrell_c", "Harrell"),
+        ("uno_c", "Uno"),
+    ):
         assert title in table and f"{test[key]:.4f}" in table, key
     assert "Survival metrics (training and test)" in page
     compare = alice_client.get(reverse("dataset-compare", args=[veterans.pk]), {"runs": [r.pk for r in runs]})
@@ -94,9 +102,11 @@ def test_fairness_is_reported_on_training_and_test_data_with_the_group_named(ali
 
 
 def test_the_fairness_front_plots_only_non_dominated_points():
-    front = [{"values": {"misclassifications": 567, "discrimination": 0.049}},
-             {"values": {"misclassifications": 565, "discrimination": 0.043}, "chosen": True},
-             {"values": {"misclassifications": 600, "discrimination": 0.01}}]
+    front = [
+        {"values": {"misclassifications": 567, "discrimination": 0.049}},
+        {"values": {"misclassifications": 565, "discrimination": 0.043}, "chosen": True},
+        {"values": {"misclassifications": 600, "discrimination": 0.01}},
+    ]
     figure = front_figure({"objective": "demographic_parity", "front": front, "delta": 0.05})
     assert sorted(figure["data"][0]["x"]) == [565, 600]
 
@@ -116,8 +126,10 @@ def test_only_test_files_with_the_needed_columns_are_offered_and_others_are_refu
 
 def test_compare_rows_never_mix_objectives_and_columns_name_the_objective(alice_client, alice):
     dataset = upload(alice, "tic-tac-toe.csv")
-    runs = [solved_run(alice, dataset, "cart", {"max_depth": 2}),
-            solved_run(alice, dataset, "corels", {"regularization": 0.01})]
+    runs = [
+        solved_run(alice, dataset, "cart", {"max_depth": 2}),
+        solved_run(alice, dataset, "corels", {"regularization": 0.01}),
+    ]
     rows = {row["title"]: row["values"] for row in comparison_rows(runs)}
     assert "objective" not in rows
     cart_row = rows["objective: misclassification rate + λ × leaves (training)"]

@@ -42,8 +42,9 @@ def test_the_estimate_follows_the_form_and_gives_only_advice_that_applies(alice_
     assert "λ" not in deep.split("To make it easier")[-1]
     dataset.binarization = "gbdt:40:1"
     dataset.save()
-    gosdt = alice_client.post(reverse("run-form-estimate", args=[dataset.pk, "gosdt"]),
-                              run_form_data("gosdt", regularization=0.0001)).json()["html"]
+    gosdt = alice_client.post(
+        reverse("run-form-estimate", args=[dataset.pk, "gosdt"]), run_form_data("gosdt", regularization=0.0001)
+    ).json()["html"]
     assert "boosted" not in gosdt
 
 
@@ -63,8 +64,10 @@ def test_survival_tables_offer_only_survival_trees_and_show_events_and_time(alic
     classification = upload(alice, "tic-tac-toe.csv")
     page = alice_client.get(classification.get_absolute_url()).content.decode()
     assert reverse("run-new", args=[classification.pk, "osst"]) not in page
-    assert reverse("path-new", args=[classification.pk, "osst"]) not in alice_client.get(
-        reverse("dataset-runs", args=[classification.pk])).content.decode()
+    assert (
+        reverse("path-new", args=[classification.pk, "osst"])
+        not in alice_client.get(reverse("dataset-runs", args=[classification.pk])).content.decode()
+    )
     home = alice_client.get("/").content.decode()
     assert "survival: " in home and "% events" in home
 
@@ -77,8 +80,9 @@ def test_corels_defaults_prove_on_a_table_where_they_ran_out_of_memory(alice):
 
 def test_a_corels_search_too_large_for_memory_is_warned_before_the_run(alice_client, alice):
     dataset = upload(alice, "tic-tac-toe.csv")
-    html = alice_client.post(reverse("run-form-estimate", args=[dataset.pk, "corels"]),
-                             run_form_data("corels", max_clauses=2)).json()["html"]
+    html = alice_client.post(
+        reverse("run-form-estimate", args=[dataset.pk, "corels"]), run_form_data("corels", max_clauses=2)
+    ).json()["html"]
     assert "fills its" in html and "memory limit" in html
 
 
@@ -91,15 +95,21 @@ def test_trace_plots_keep_legends_clear_of_the_axis_title_and_show_short_runs():
 
 
 def test_the_path_leaf_axis_has_whole_number_ticks():
-    rows = [{"lambda": lam, "folds_done": 2, "leaves_mean": leaves, "valid_mean": 0.7, "valid_std": 0.01,
-             "train_mean": 0.8} for lam, leaves in ((0.01, 3.5), (0.1, 1.2))]
+    rows = [
+        {"lambda": lam, "folds_done": 2, "leaves_mean": leaves, "valid_mean": 0.7, "valid_std": 0.01, "train_mean": 0.8}
+        for lam, leaves in ((0.01, 3.5), (0.1, 1.2))
+    ]
     axis = path_figure(rows, "accuracy", "accuracy")["layout"]["yaxis2"]
     assert axis["tickformat"] == "d" and axis["dtick"] == 1
 
 
 def test_survival_leaves_are_numbered_as_drawn_not_by_node_id(alice):
-    run = solved_run(alice, upload(alice, "veterans-surv.csv", {"time": "time", "event": "event"}), "osst",
-                     {"max_depth": 2, "regularization": 0.001, "min_samples_leaf": 5})
+    run = solved_run(
+        alice,
+        upload(alice, "veterans-surv.csv", {"time": "time", "event": "event"}),
+        "osst",
+        {"max_depth": 2, "regularization": 0.001, "min_samples_leaf": 5},
+    )
     figure = km_figure(run.result["model"])
     names = [t["name"].split(" (")[0] for t in figure["data"] if t.get("name")]
     assert names == [f"leaf {k}" for k in range(1, len(names) + 1)] and len(names) >= 2

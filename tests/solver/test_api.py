@@ -74,7 +74,9 @@ def test_regularization_prunes_cart_to_fewer_leaves():
     pruned = solve(p, "cart", {"max_depth": 6, "regularization": 0.05})
     assert pruned.model.n_leaves < full.model.n_leaves
     lam = 0.05
-    assert pruned.objective == pytest.approx(pruned.metrics["misclassifications"] / p.n_samples + lam * pruned.model.n_leaves)
+    assert pruned.objective == pytest.approx(
+        pruned.metrics["misclassifications"] / p.n_samples + lam * pruned.model.n_leaves
+    )
 
 
 def test_every_registered_algorithm_has_a_complete_schema():

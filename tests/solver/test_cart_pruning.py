@@ -14,8 +14,9 @@ def all_prunings(tree, i=0):
     as_leaf = (tree.counts[i].sum() - tree.counts[i].max(), 1)
     yield as_leaf
     if tree.feature[i] != LEAF:
-        for (el, ll), (er, lr) in itertools.product(list(all_prunings(tree, tree.left[i])),
-                                                     list(all_prunings(tree, tree.right[i]))):
+        for (el, ll), (er, lr) in itertools.product(
+            list(all_prunings(tree, tree.left[i])), list(all_prunings(tree, tree.right[i]))
+        ):
             yield el + er, ll + lr
 
 

@@ -16,7 +16,9 @@ def test_fit_then_predict_round_trip(tmp_path):
     p = cli("fit", str(shared_dataset("monk1.csv")), "--algorithm", "cart", "--param", "max_depth=3", "--out", str(out))
     assert p.returncode == 0, p.stderr
     result = json.loads(out.read_text())
-    assert {"algorithm", "params", "status", "objective", "lower_bound", "model", "metrics", "trace", "stats"} <= set(result)
+    assert {"algorithm", "params", "status", "objective", "lower_bound", "model", "metrics", "trace", "stats"} <= set(
+        result
+    )
     assert result["params"]["max_depth"] == 3
     preds = tmp_path / "p.csv"
     p = cli("predict", str(out), str(shared_dataset("monk1.csv")), "--out", str(preds))
@@ -63,7 +65,10 @@ def test_algorithms_lists_the_registry():
 
 def test_predict_reports_every_ingest_error_as_one_sentence(tmp_path):
     out = tmp_path / "r.json"
-    assert cli("fit", str(shared_dataset("monk1.csv")), "--algorithm", "cart", "--out", str(out), "--quiet").returncode == 0
+    assert (
+        cli("fit", str(shared_dataset("monk1.csv")), "--algorithm", "cart", "--out", str(out), "--quiet").returncode
+        == 0
+    )
     files = {
         "binary.csv": b"\x89PNG\r\n\x1a\n\x00\x00",
         "ragged.csv": b"a,b\n1,2,3\n",
@@ -101,12 +106,30 @@ def test_predict_reads_parquet_copies_an_identifier_and_warns_about_text_in_numb
 
 def test_fit_takes_binarization_missing_policies_costs_and_orders(tmp_path):
     data = tmp_path / "d.csv"
-    data.write_text("row,size,age,label\n" + "".join(
-        f"{i},{['s', 'm', 'l'][i % 3]},{'NA' if i % 5 == 0 else 20 + i},{'yes' if i % 2 else 'no'}\n"
-        for i in range(60)))
+    data.write_text(
+        "row,size,age,label\n"
+        + "".join(
+            f"{i},{['s', 'm', 'l'][i % 3]},{'NA' if i % 5 == 0 else 20 + i},{'yes' if i % 2 else 'no'}\n"
+            for i in range(60)
+        )
+    )
     out = tmp_path / "r.json"
-    p = cli("fit", str(data), "--algorithm", "cart", "--binarize", "quantile:3", "--missing", "age=drop",
-            "--feature-cost", "age=2", "--ordered", "size=s<m<l", "--out", str(out))
+    p = cli(
+        "fit",
+        str(data),
+        "--algorithm",
+        "cart",
+        "--binarize",
+        "quantile:3",
+        "--missing",
+        "age=drop",
+        "--feature-cost",
+        "age=2",
+        "--ordered",
+        "size=s<m<l",
+        "--out",
+        str(out),
+    )
     assert p.returncode == 0, p.stderr
     assert "note: column 'row' looks like a row identifier" in p.stderr
     assert "12 rows without a value in 'age' are left out" in p.stderr

@@ -57,8 +57,9 @@ def test_quoted_fields_keep_delimiters_newlines_and_quotes():
 
 
 def test_it_reads_parquet_with_the_same_types_as_csv():
-    data = parquet_bytes({"age": [25.0, None, 31.5], "sex": ["male", "female", None], "ok": [True, False, True],
-                          "n": [1, 2, 3]})
+    data = parquet_bytes(
+        {"age": [25.0, None, 31.5], "sex": ["male", "female", None], "ok": [True, False, True], "n": [1, 2, 3]}
+    )
     t = read_table(data)
     assert t.format == "parquet"
     assert np.isnan(t["age"][1]) and t["sex"].tolist() == ["male", "female", None]
@@ -196,17 +197,20 @@ def test_role_columns_become_problem_fields():
     assert p.sample_weight.tolist() == [1, 2, 0]
 
 
-@pytest.mark.parametrize("roles, message", [
-    (Roles(label="nope"), "no column named 'nope'"),
-    (Roles(label="x", weight="x"), "two roles"),
-    (Roles(label="y", weight="c"), "weight column 'c' must hold numbers"),
-    (Roles(label="y", weight="n"), "negative values"),
-    (Roles(time="x", event="n"), "must be 0 \\(censored\\) or 1"),
-    (Roles(label="y", group="c"), "exactly two values, not 3"),
-    (Roles(label="y", missing={"x": "impute"}), "'feature' or 'drop'"),
-    (Roles(label="y", feature_cost={"x": -1.0}), "number ≥ 0"),
-    (Roles(label="y", positive_class="maybe"), "not a value of the label"),
-])
+@pytest.mark.parametrize(
+    "roles, message",
+    [
+        (Roles(label="nope"), "no column named 'nope'"),
+        (Roles(label="x", weight="x"), "two roles"),
+        (Roles(label="y", weight="c"), "weight column 'c' must hold numbers"),
+        (Roles(label="y", weight="n"), "negative values"),
+        (Roles(time="x", event="n"), "must be 0 \\(censored\\) or 1"),
+        (Roles(label="y", group="c"), "exactly two values, not 3"),
+        (Roles(label="y", missing={"x": "impute"}), "'feature' or 'drop'"),
+        (Roles(label="y", feature_cost={"x": -1.0}), "number ≥ 0"),
+        (Roles(label="y", positive_class="maybe"), "not a value of the label"),
+    ],
+)
 def test_it_explains_bad_roles(roles, message):
     t = read_table(b"x,y,c,n\n1,a,p,-1\n0,b,q,2\n2,a,r,1\n")
     with pytest.raises(DataError, match=message):
@@ -248,7 +252,9 @@ def test_boosted_threshold_guessing_splits_like_the_gosdt_binarizer():
 
 def test_the_profile_preview_matches_the_full_binarization():
     rng = np.random.default_rng(3)
-    rows = [f"{rng.integers(0, 30)},{rng.choice(['a', 'b', 'c', 'NA'])},{rng.normal():.3f},{i % 2}\n" for i in range(300)]
+    rows = [
+        f"{rng.integers(0, 30)},{rng.choice(['a', 'b', 'c', 'NA'])},{rng.normal():.3f},{i % 2}\n" for i in range(300)
+    ]
     data = ("n,c,z,y\n" + "".join(rows)).encode()
     columns = profile(data).columns
     for method in ("exact", "quantile:4", "quantile:16"):
@@ -256,8 +262,9 @@ def test_the_profile_preview_matches_the_full_binarization():
         full = preview_from_problem(make_problem(read_table(data), roles, method))
         light = preview_from_profile(columns, roles, method, 300)
         assert light["n_features"] == full["n_features"]
-        assert sorted((f["text"], f["support"]) for f in light["features"]) == \
-            sorted((f["text"], f["support"]) for f in full["features"])
+        assert sorted((f["text"], f["support"]) for f in light["features"]) == sorted(
+            (f["text"], f["support"]) for f in full["features"]
+        )
 
 
 def test_profile_table_agrees_with_the_streaming_profile():
@@ -266,13 +273,20 @@ def test_profile_table_agrees_with_the_streaming_profile():
 
 
 # Shapes recorded once, so that a change of binarization shows up here.
-@pytest.mark.parametrize("name, rows, features", [
-    ("monk1.csv", 124, 11), ("monk2.csv", 169, 11), ("monk3.csv", 122, 11), ("car-evaluation.csv", 1728, 15),
-    ("tic-tac-toe.csv", 958, 18),
-    ("hypothyroid.csv", 3247, 83),  # 5 of its 88 columns are constant and are dropped
-    ("compas-osdt-binary.csv", 6907, 12),
-    ("compas-corels-binary.csv", 6489, 14), ("compas-corels-rules.csv", 6489, 155),
-])
+@pytest.mark.parametrize(
+    "name, rows, features",
+    [
+        ("monk1.csv", 124, 11),
+        ("monk2.csv", 169, 11),
+        ("monk3.csv", 122, 11),
+        ("car-evaluation.csv", 1728, 15),
+        ("tic-tac-toe.csv", 958, 18),
+        ("hypothyroid.csv", 3247, 83),  # 5 of its 88 columns are constant and are dropped
+        ("compas-osdt-binary.csv", 6907, 12),
+        ("compas-corels-binary.csv", 6489, 14),
+        ("compas-corels-rules.csv", 6489, 155),
+    ],
+)
 def test_every_binary_shared_dataset_loads_as_given(name, rows, features):
     table = read_file(shared_dataset(name))
     p = make_problem(table, Roles(label=table.names[-1]), "none")
@@ -289,9 +303,14 @@ def test_the_continuous_shared_dataset_binarizes_to_recorded_shapes(method, feat
     assert p.X.shape == (6907, features)
 
 
-@pytest.mark.parametrize("name, rows, features", [
-    ("veterans-surv.csv", 137, 14), ("whas500-surv.csv", 500, 26), ("gbsg2-surv.csv", 686, 19),
-])
+@pytest.mark.parametrize(
+    "name, rows, features",
+    [
+        ("veterans-surv.csv", 137, 14),
+        ("whas500-surv.csv", 500, 26),
+        ("gbsg2-surv.csv", 686, 19),
+    ],
+)
 def test_every_survival_shared_dataset_loads(name, rows, features):
     table = read_file(shared_dataset(name))
     p = make_problem(table, Roles(time="time", event="event"), "none")

@@ -12,7 +12,9 @@ from solver.data.features import preview_from_problem, preview_from_profile
 from solver.data.thresholds import exact_cuts, histogram, histogram_quantiles, quantile_cuts
 from solver.models import LEAF, RuleList, Tree
 
-CELL_NUMBERS = st.one_of(st.none(), st.integers(-5, 5), st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 2)))
+CELL_NUMBERS = st.one_of(
+    st.none(), st.integers(-5, 5), st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 2))
+)
 CELL_TEXT = st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d", "=cmd|x", "<i>"]))
 
 
@@ -21,15 +23,25 @@ def raw_tables(draw, min_rows=2, max_rows=25):
     """Return CSV bytes of a random table: numeric and text columns with missing values, and a label."""
     n = draw(st.integers(min_rows, max_rows))
     kinds = draw(st.lists(st.sampled_from(["num", "text"]), min_size=1, max_size=4))
-    columns = {f"{kind}{j}": draw(st.lists(CELL_NUMBERS if kind == "num" else CELL_TEXT, min_size=n, max_size=n))
-               for j, kind in enumerate(kinds)}
+    columns = {
+        f"{kind}{j}": draw(st.lists(CELL_NUMBERS if kind == "num" else CELL_TEXT, min_size=n, max_size=n))
+        for j, kind in enumerate(kinds)
+    }
     columns["y"] = draw(st.lists(st.sampled_from(["no", "yes"]), min_size=n, max_size=n))
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(list(columns))
     for i in range(n):
-        writer.writerow(["" if columns[c][i] is None else repr(columns[c][i]) if isinstance(columns[c][i], float)
-                         else columns[c][i] for c in columns])
+        writer.writerow(
+            [
+                ""
+                if columns[c][i] is None
+                else repr(columns[c][i])
+                if isinstance(columns[c][i], float)
+                else columns[c][i]
+                for c in columns
+            ]
+        )
     return out.getvalue().encode()
 
 
@@ -66,8 +78,14 @@ def test_predicting_from_raw_rows_equals_predicting_from_the_binary_matrix(data,
     rng = np.random.default_rng(seed)
     feature, left, right, prediction = random_tree(rng, problem.n_features, 3)
     tree = Tree(feature, left, right, prediction, np.ones((len(feature), 2)), problem.features, problem.classes)
-    rules = RuleList(rng.integers(0, problem.n_features, 3), rng.integers(0, 2, 3), 1, np.ones((4, 2)),
-                     problem.features, problem.classes)
+    rules = RuleList(
+        rng.integers(0, problem.n_features, 3),
+        rng.integers(0, 2, 3),
+        1,
+        np.ones((4, 2)),
+        problem.features,
+        problem.classes,
+    )
     for model in (tree, rules):
         on_matrix = model.predict(problem.X)
         assert np.array_equal(model.predict_raw(table.columns), on_matrix)
@@ -123,8 +141,9 @@ def test_the_profile_preview_agrees_with_the_binarized_problem(data, method):
     light = preview_from_profile(profile_file(io.BytesIO(data)).columns, Roles(label="y"), method, problem.n_samples)
     full = preview_from_problem(problem)
     assert light["n_features"] == full["n_features"]
-    assert sorted((f["text"], f["support"]) for f in light["features"]) == \
-        sorted((f["text"], f["support"]) for f in full["features"])
+    assert sorted((f["text"], f["support"]) for f in light["features"]) == sorted(
+        (f["text"], f["support"]) for f in full["features"]
+    )
 
 
 def test_every_exact_cut_lies_between_its_two_values():

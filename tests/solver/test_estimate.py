@@ -65,8 +65,13 @@ def test_numeric_columns_searched_in_order_are_judged_by_rows_columns_and_depth(
     # The 0/1 search's model still judges what the ordered search does not serve (F1) and explicit binary runs.
     f1 = estimate_for(streed, 4078, 1097, 0.44, streed.clean({"max_depth": 3, "objective": "f1"}), column_cuts=bank)
     assert f1["level"] == "very hard" and "ordered" not in f1
-    binary = estimate_for(gosdt, 4078, 1097, 0.44, gosdt.clean({"max_depth": 3, "threshold_search": "binary"}),
-                          column_cuts=bank)
+    binary = estimate_for(
+        gosdt, 4078, 1097, 0.44, gosdt.clean({"max_depth": 3, "threshold_search": "binary"}), column_cuts=bank
+    )
     assert binary["level"] == "very hard"
     unlimited = estimate_for(gosdt, 4078, 1097, 0.44, gosdt.clean({"regularization": 0.001}), column_cuts=bank)
-    assert unlimited["ordered"] and unlimited["level"] == "very hard" and any("depth" in s for s in unlimited["suggestions"])
+    assert (
+        unlimited["ordered"]
+        and unlimited["level"] == "very hard"
+        and any("depth" in s for s in unlimited["suggestions"])
+    )

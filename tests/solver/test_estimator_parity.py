@@ -21,9 +21,16 @@ FIXED = {"STreeDPolicyTree": {"objective": "policy"}}
 
 
 def all_estimators():
-    return sorted((obj for obj in vars(estimators).values()
-                   if inspect.isclass(obj) and issubclass(obj, BaseEstimator) and isinstance(getattr(obj, "algorithm", None), str)),
-                  key=lambda cls: cls.__name__)
+    return sorted(
+        (
+            obj
+            for obj in vars(estimators).values()
+            if inspect.isclass(obj)
+            and issubclass(obj, BaseEstimator)
+            and isinstance(getattr(obj, "algorithm", None), str)
+        ),
+        key=lambda cls: cls.__name__,
+    )
 
 
 def applies(param, config):
@@ -40,8 +47,9 @@ def test_estimator_parameters_are_the_registrys(cls):
     taken = {name: p.default for name, p in signature.items() if name != "self"}
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in signature.items() if name != "self")
     fixed = FIXED.get(cls.__name__, {})
-    expected = {p.name: p.default for p in registry.get(cls.algorithm).params
-                if p.name not in fixed and applies(p, fixed)}
+    expected = {
+        p.name: p.default for p in registry.get(cls.algorithm).params if p.name not in fixed and applies(p, fixed)
+    }
     assert {k: v for k, v in taken.items() if k not in FIT_OPTIONS} == expected
     assert {k: taken.get(k, "missing") for k in FIT_OPTIONS} == FIT_OPTIONS
     # get_params sees them all (sklearn's clone and grid search depend on it).

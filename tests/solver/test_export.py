@@ -21,7 +21,7 @@ def random_table(seed, n=40):
     age = rng.integers(18, 70, n).astype(float)
     age[rng.random(n) < 0.1] = np.nan
     sex = np.array([["f", "m"][k] for k in rng.integers(0, 2, n)], dtype=object)
-    city = np.array([["Ann's", "Bo\"ston", None, "x=1"][k] for k in rng.integers(0, 4, n)], dtype=object)
+    city = np.array([["Ann's", 'Bo"ston', None, "x=1"][k] for k in rng.integers(0, 4, n)], dtype=object)
     smoker = rng.integers(0, 2, n).astype(float)
     label = np.array([["no", "yes"][int(k)] for k in (age > 40) ^ (smoker == 1)], dtype=object)
     return Table({"age": age, "sex": sex, "city": city, "smoker": smoker, "label": label})
@@ -41,15 +41,26 @@ def rule_list(table):
     feats.append(P.conjunction(P.equals("sex", "m"), P.negate(P.binary("smoker"))))
     feats.append(P.missing("city"))
     n = len(feats)
-    return RuleList(antecedents=[n - 2, n - 3, n - 1], predictions=[1, 0, 1], default=0,
-                    counts=np.ones((4, 2)), features=feats, classes=problem.classes)
+    return RuleList(
+        antecedents=[n - 2, n - 3, n - 1],
+        predictions=[1, 0, 1],
+        default=0,
+        counts=np.ones((4, 2)),
+        features=feats,
+        classes=problem.classes,
+    )
 
 
 def run_python(source, tmp_path):
     path = tmp_path / "model.py"
     path.write_text(source)
-    out = subprocess.run([sys.executable, "-c", "import model; print(model.self_test())"], cwd=tmp_path,
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    out = subprocess.run(
+        [sys.executable, "-c", "import model; print(model.self_test())"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
     assert out.returncode == 0, out.stderr
     return int(out.stdout)
 
@@ -67,7 +78,9 @@ def check_sqlite(model, vectors):
     columns, rows = sql_rows(vectors)
     db = sqlite3.connect(":memory:")
     types = [column_type([r[k] for r in rows]) for k in range(len(columns))]
-    db.execute("CREATE TABLE t (" + ", ".join(f"{export.sql_identifier(c)} {ty}" for c, ty in zip(columns, types)) + ")")
+    db.execute(
+        "CREATE TABLE t (" + ", ".join(f"{export.sql_identifier(c)} {ty}" for c, ty in zip(columns, types)) + ")"
+    )
     db.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(columns))})", rows)
     got = [r[0] for r in db.execute(f"SELECT {export.to_sql(model)} FROM t ORDER BY rowid")]
     assert got == [v["expected"] for v in vectors]
@@ -108,14 +121,21 @@ def test_the_sql_export_runs_in_postgresql(db):
     for model, table in [fitted(11), (rule_list(random_table(5)), random_table(5))]:
         vectors = export.test_vectors(model, table)
         columns, rows = sql_rows(vectors)
-        types = ["DOUBLE PRECISION" if column_type([r[k] for r in rows]) == "REAL" else "TEXT"
-                 for k in range(len(columns))]
+        types = [
+            "DOUBLE PRECISION" if column_type([r[k] for r in rows]) == "REAL" else "TEXT" for k in range(len(columns))
+        ]
         with connection.cursor() as cur:
-            cur.execute("CREATE TEMP TABLE t (i serial, " + ", ".join(
-                f"{export.sql_identifier(c)} {ty}" for c, ty in zip(columns, types)) + ")")
+            cur.execute(
+                "CREATE TEMP TABLE t (i serial, "
+                + ", ".join(f"{export.sql_identifier(c)} {ty}" for c, ty in zip(columns, types))
+                + ")"
+            )
             for r in rows:
-                cur.execute(f"INSERT INTO t ({', '.join(export.sql_identifier(c) for c in columns)}) "
-                            f"VALUES ({', '.join(['%s'] * len(columns))})", r)
+                cur.execute(
+                    f"INSERT INTO t ({', '.join(export.sql_identifier(c) for c in columns)}) "
+                    f"VALUES ({', '.join(['%s'] * len(columns))})",
+                    r,
+                )
             cur.execute(f"SELECT {export.to_sql(model)} FROM t ORDER BY i")
             got = [r[0] for r in cur.fetchall()]
             cur.execute("DROP TABLE t")
@@ -127,15 +147,31 @@ def test_the_cli_exports_every_format(tmp_path):
 
     out = tmp_path / "r.json"
     cli = [sys.executable, "-m", "solver"]
-    assert subprocess.run(cli + ["fit", str(shared_dataset("compas-gosdt.csv")), "--algorithm", "cart",
-                                 "--param", "max_depth=3", "--out", str(out), "--quiet"]).returncode == 0
+    assert (
+        subprocess.run(
+            cli
+            + [
+                "fit",
+                str(shared_dataset("compas-gosdt.csv")),
+                "--algorithm",
+                "cart",
+                "--param",
+                "max_depth=3",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        ).returncode
+        == 0
+    )
     py = subprocess.run(cli + ["export", str(out), "--format", "python"], capture_output=True, text=True)
     assert py.returncode == 0 and "def predict(row)" in py.stdout
     assert run_python(py.stdout, tmp_path) > 0
     sql = subprocess.run(cli + ["export", str(out), "--format", "sql"], capture_output=True, text=True)
     assert sql.stdout.startswith("CASE WHEN")
-    js = json.loads(subprocess.run(cli + ["export", str(out), "--format", "json"], capture_output=True,
-                                   text=True).stdout)
+    js = json.loads(
+        subprocess.run(cli + ["export", str(out), "--format", "json"], capture_output=True, text=True).stdout
+    )
     assert js["schema"] == "corelsweb.model" and js["test_vectors"]
 
 
@@ -144,9 +180,26 @@ def test_holdout_metrics_work_for_mined_rule_lists(tmp_path):
     from conftest import shared_dataset
 
     out = tmp_path / "r.json"
-    p = subprocess.run([sys.executable, "-m", "solver", "fit", str(shared_dataset("monk1.csv")), "--algorithm", "corels",
-                        "--param", "regularization=0.02", "--holdout", "0.25", "--out", str(out), "--quiet"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solver",
+            "fit",
+            str(shared_dataset("monk1.csv")),
+            "--algorithm",
+            "corels",
+            "--param",
+            "regularization=0.02",
+            "--holdout",
+            "0.25",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
     result = json.loads(out.read_text())
     assert result["holdout"]["description"].startswith("25%")

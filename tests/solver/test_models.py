@@ -32,8 +32,11 @@ def test_it_predicts_from_binary_rows():
 
 def test_it_predicts_from_raw_rows_like_from_binary_rows():
     tree = make_tree()
-    table = {"age": np.array([25.0, 40.0, 30.0, np.nan]), "sex": np.array(["male", "female", "female", None], dtype=object),
-             "smoker": np.array([1.0, 0.0, 1.0, 0.0])}
+    table = {
+        "age": np.array([25.0, 40.0, 30.0, np.nan]),
+        "sex": np.array(["male", "female", "female", None], dtype=object),
+        "smoker": np.array([1.0, 0.0, 1.0, 0.0]),
+    }
     X = P.evaluate_all(FEATURES, table)
     assert X.tolist() == [[1, 1, 1], [0, 0, 0], [1, 0, 1], [0, 0, 0]]
     assert tree.predict_raw(table).tolist() == tree.predict(X).tolist()
@@ -63,8 +66,14 @@ def test_tree_round_trips_through_json():
 
 
 def test_rule_list_takes_the_first_rule_that_fires():
-    rl = RuleList(antecedents=[2, 0], predictions=[1, 0], default=1, counts=[[1, 4], [3, 1], [2, 2]],
-                  features=FEATURES, classes=["no", "yes"])
+    rl = RuleList(
+        antecedents=[2, 0],
+        predictions=[1, 0],
+        default=1,
+        counts=[[1, 4], [3, 1], [2, 2]],
+        features=FEATURES,
+        classes=["no", "yes"],
+    )
     X = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 0]], dtype=np.uint8)
     assert rl.apply(X).tolist() == [0, 1, 2]
     assert rl.predict(X).tolist() == [1, 0, 1]

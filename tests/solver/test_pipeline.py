@@ -24,8 +24,9 @@ def test_a_holdout_is_scored_on_rows_it_was_not_fitted_on(monk):
 
 def test_the_folds_partition_the_rows(monk):
     roles = Roles(label=monk.names[-1])
-    sizes = [pipeline.prepare(monk, roles, "cart", evaluation=pipeline.Fold(4, f), warm=False).test.n_rows
-             for f in range(4)]
+    sizes = [
+        pipeline.prepare(monk, roles, "cart", evaluation=pipeline.Fold(4, f), warm=False).test.n_rows for f in range(4)
+    ]
     assert sum(sizes) == monk.n_rows and max(sizes) - min(sizes) <= 2
 
 

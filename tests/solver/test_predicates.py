@@ -11,7 +11,9 @@ def test_it_writes_readable_text():
     assert P.text(P.equals("sex", "male")) == "sex = male"
     assert P.text(P.binary("sex:Male")) == "sex:Male"
     assert P.text(P.binary("f3")) == "f3 = 1"
-    assert P.text(P.conjunction(P.threshold("priors", 3), P.negate(P.threshold("age", 25)))) == "priors ≤ 3 AND age > 25"
+    assert (
+        P.text(P.conjunction(P.threshold("priors", 3), P.negate(P.threshold("age", 25)))) == "priors ≤ 3 AND age > 25"
+    )
     assert P.text(P.missing("bmi")) == "bmi is missing"
     assert P.negate(P.negate(P.binary("x"))) == P.binary("x")
 

@@ -42,8 +42,11 @@ def test_min_rows_is_k_over_n():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.sampled_from(["accuracy", "balanced_accuracy", "weighted_accuracy"]),
-       st.sampled_from(["exact", "quantile:4"]))
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from(["accuracy", "balanced_accuracy", "weighted_accuracy"]),
+    st.sampled_from(["exact", "quantile:4"]),
+)
 def test_the_best_split_gain_is_the_same_from_raw_columns_and_from_the_binary_matrix(seed, objective, binarization):
     # Check the sweep over each raw column's sorted values (no 0/1 matrix) against the matrix product over every
     # binary feature, on numeric columns with ties, a binary column and three classes or two.
@@ -55,9 +58,14 @@ def test_the_best_split_gain_is_the_same_from_raw_columns_and_from_the_binary_ma
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 60))
-    table = Table({"a": rng.integers(0, 6, n).astype(float), "b": rng.normal(size=n).round(1),
-                   "c": rng.integers(0, 2, n).astype(float),
-                   "y": rng.choice(["no", "yes"] if objective == "weighted_accuracy" else ["p", "q", "r"], n)})
+    table = Table(
+        {
+            "a": rng.integers(0, 6, n).astype(float),
+            "b": rng.normal(size=n).round(1),
+            "c": rng.integers(0, 2, n).astype(float),
+            "y": rng.choice(["no", "yes"] if objective == "weighted_accuracy" else ["p", "q", "r"], n),
+        }
+    )
     eager = make_problem(table, Roles(label="y"), binarization)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(binarize, "EAGER_CELLS", 0)

@@ -9,7 +9,8 @@ from solver.roc import auc_ch, hull_points, pauc_ch
 from solver.testing import assert_roc_hull_valid
 
 counts = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=8).filter(
-    lambda leaves: sum(p for p, _ in leaves) > 0 and sum(n for _, n in leaves) > 0)
+    lambda leaves: sum(p for p, _ in leaves) > 0 and sum(n for _, n in leaves) > 0
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -40,13 +41,16 @@ def test_partial_area_grows_with_theta_and_reaches_the_auc(leaves, theta):
     assert a == pytest.approx(np.trapezoid(np.interp(grid, fpr, tpr), grid), abs=2e-3)
 
 
-@pytest.mark.parametrize("points, message", [
-    ([(0.1, 0), (1, 1)], "starts at"),
-    ([(0, 0), (0.5, 0.9)], "ends at"),
-    ([(0, 0), (0.5, 0.6), (0.4, 0.9), (1, 1)], "left or down"),
-    ([(0, 0), (0.5, 0.2), (1, 1)], "not convex"),
-    ([(0, 0), (0.5, 1.2), (1, 1)], "outside the unit square"),
-])
+@pytest.mark.parametrize(
+    "points, message",
+    [
+        ([(0.1, 0), (1, 1)], "starts at"),
+        ([(0, 0), (0.5, 0.9)], "ends at"),
+        ([(0, 0), (0.5, 0.6), (0.4, 0.9), (1, 1)], "left or down"),
+        ([(0, 0), (0.5, 0.2), (1, 1)], "not convex"),
+        ([(0, 0), (0.5, 1.2), (1, 1)], "outside the unit square"),
+    ],
+)
 def test_the_hull_checker_names_each_violation(points, message):
     with pytest.raises(AssertionError, match=message):
         assert_roc_hull_valid(points)

@@ -15,10 +15,28 @@ from solver.data.reader import read_table
 pytestmark = pytest.mark.security
 
 cells = st.one_of(
-    st.integers(-10**6, 10**6).map(str),
+    st.integers(-(10**6), 10**6).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.sampled_from(["", "NA", "?", "nan", "-", "null", "=cmd|' /C calc'!A0", "<script>x</script>", "a,b",
-                     '"quoted ""x"""', "1e309", "0x1F", " 3 ", "é", "\u202e", "\x00"]),
+    st.sampled_from(
+        [
+            "",
+            "NA",
+            "?",
+            "nan",
+            "-",
+            "null",
+            "=cmd|' /C calc'!A0",
+            "<script>x</script>",
+            "a,b",
+            '"quoted ""x"""',
+            "1e309",
+            "0x1F",
+            " 3 ",
+            "é",
+            "\u202e",
+            "\x00",
+        ]
+    ),
     st.text(max_size=12),
 )
 delimiters = st.sampled_from([",", "\t", ";", "|"])

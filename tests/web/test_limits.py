@@ -29,9 +29,12 @@ def test_a_successful_sign_in_is_not_counted(client, alice, settings):
 
 def test_uploads_are_rate_limited(alice_client, alice, settings):
     settings.CORELSWEB_UPLOADS_PER_HOUR = 2
-    codes = [alice_client.post(reverse("dataset-upload"),
-                               {"file": SimpleUploadedFile("a.csv", SMALL_CSV, "text/csv")}).status_code
-             for _ in range(3)]
+    codes = [
+        alice_client.post(
+            reverse("dataset-upload"), {"file": SimpleUploadedFile("a.csv", SMALL_CSV, "text/csv")}
+        ).status_code
+        for _ in range(3)
+    ]
     assert codes == [302, 302, 400]
     assert Dataset.objects.count() == 2
 
@@ -47,16 +50,25 @@ def test_the_active_run_quota_holds(alice_client, alice, settings):
     settings.CORELSWEB_MAX_ACTIVE_RUNS = 1
     dataset = make_dataset(alice)
     make_run(alice, dataset)
-    r = alice_client.post(reverse("run-new", args=[dataset.pk, "cart"]), {
-        "time_limit": 30, "memory_limit_mb": 512, "p_max_depth": 2, "p_min_samples_leaf": 1,
-        "p_criterion": "gini", "p_regularization": 0.0})
+    r = alice_client.post(
+        reverse("run-new", args=[dataset.pk, "cart"]),
+        {
+            "time_limit": 30,
+            "memory_limit_mb": 512,
+            "p_max_depth": 2,
+            "p_min_samples_leaf": 1,
+            "p_criterion": "gini",
+            "p_regularization": 0.0,
+        },
+    )
     assert r.status_code == 400 and "at most 1" in r.content.decode()
     assert Run.objects.count() == 1
 
 
 def test_stored_file_names_never_come_from_the_upload(alice_client, alice):
-    alice_client.post(reverse("dataset-upload"),
-                      {"file": SimpleUploadedFile("../../etc/passwd.csv", SMALL_CSV, "text/csv")})
+    alice_client.post(
+        reverse("dataset-upload"), {"file": SimpleUploadedFile("../../etc/passwd.csv", SMALL_CSV, "text/csv")}
+    )
     dataset = Dataset.objects.get()
     assert ".." not in dataset.file.name and "passwd" not in dataset.file.name
     assert dataset.original_filename == "passwd.csv"  # Django keeps only the base name

@@ -11,8 +11,8 @@ from tests.factories import make_dataset, make_finished_run, make_run
 
 pytestmark = pytest.mark.security
 
-LOGIN = "login"   # redirected to sign in
-ADMIN = "admin"   # redirected to the admin sign-in
+LOGIN = "login"  # redirected to sign in
+ADMIN = "admin"  # redirected to the admin sign-in
 
 
 def url_names():
@@ -34,14 +34,30 @@ def world(db, alice, charlie):
     other = make_finished_run(alice, dataset)
     rashomon = make_finished_run(alice, dataset, "rashomon", {"max_depth": 2, "epsilon": 0.2})
     path = RegularizationPath.objects.create(owner=alice, dataset=dataset, algorithm="cart", lambdas=[0.01], folds=2)
-    cell = make_run(alice, dataset, status=Run.Status.FAILED, path=path,
-                    evaluation={"kfold": 2, "fold": 0, "seed": 0}, params={"regularization": 0.01})
+    cell = make_run(
+        alice,
+        dataset,
+        status=Run.Status.FAILED,
+        path=path,
+        evaluation={"kfold": 2, "fold": 0, "seed": 0},
+        params={"regularization": 0.01},
+    )
     link = create_link(run)
     revoked = create_link(other)
     revoked.revoked = revoked.created
     revoked.save()
-    return {"alice": alice, "charlie": charlie, "staff": staff, "dataset": dataset, "run": run, "path": path,
-            "cell": cell, "link": link, "revoked": revoked, "rashomon": rashomon}
+    return {
+        "alice": alice,
+        "charlie": charlie,
+        "staff": staff,
+        "dataset": dataset,
+        "run": run,
+        "path": path,
+        "cell": cell,
+        "link": link,
+        "revoked": revoked,
+        "rashomon": rashomon,
+    }
 
 
 def matrix(w):

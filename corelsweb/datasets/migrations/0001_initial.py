@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,27 +15,34 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('original_filename', models.CharField(blank=True, max_length=255)),
-                ('file', models.FileField(max_length=255, upload_to=corelsweb.datasets.models.dataset_upload_path)),
-                ('size_bytes', models.BigIntegerField(default=0)),
-                ('n_rows', models.IntegerField(default=0)),
-                ('n_columns', models.IntegerField(default=0)),
-                ('delimiter', models.CharField(default=',', max_length=4)),
-                ('encoding', models.CharField(default='utf-8', max_length=20)),
-                ('columns', models.JSONField(default=list)),
-                ('preview', models.JSONField(default=list)),
-                ('roles', models.JSONField(default=dict)),
-                ('binarization', models.CharField(default='exact', max_length=40)),
-                ('source', models.CharField(blank=True, max_length=300)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='datasets', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("original_filename", models.CharField(blank=True, max_length=255)),
+                ("file", models.FileField(max_length=255, upload_to=corelsweb.datasets.models.dataset_upload_path)),
+                ("size_bytes", models.BigIntegerField(default=0)),
+                ("n_rows", models.IntegerField(default=0)),
+                ("n_columns", models.IntegerField(default=0)),
+                ("delimiter", models.CharField(default=",", max_length=4)),
+                ("encoding", models.CharField(default="utf-8", max_length=20)),
+                ("columns", models.JSONField(default=list)),
+                ("preview", models.JSONField(default=list)),
+                ("roles", models.JSONField(default=dict)),
+                ("binarization", models.CharField(default="exact", max_length=40)),
+                ("source", models.CharField(blank=True, max_length=300)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="datasets",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
     ]

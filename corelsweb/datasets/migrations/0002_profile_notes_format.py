@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0001_initial'),
+        ("datasets", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='dataset',
-            name='features_preview',
+            model_name="dataset",
+            name="features_preview",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='file_format',
-            field=models.CharField(default='csv', max_length=10),
+            model_name="dataset",
+            name="file_format",
+            field=models.CharField(default="csv", max_length=10),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='notes',
+            model_name="dataset",
+            name="notes",
             field=models.JSONField(default=list),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0002_profile_notes_format'),
+        ("datasets", "0002_profile_notes_format"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='dataset',
-            name='binarization',
-            field=models.CharField(blank=True, default='', max_length=40),
+            model_name="dataset",
+            name="binarization",
+            field=models.CharField(blank=True, default="", max_length=40),
         ),
     ]

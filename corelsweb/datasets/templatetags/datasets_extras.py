@@ -40,7 +40,10 @@ def outcome_summary(dataset):
     survival = survival_summary(dataset)
     if survival is not None:
         rate = "" if survival["event_rate"] is None else f"{100 * survival['event_rate']:.0f} % events, "
-        span = ("" if survival["time_min"] is None else
-                f"time {format_number(survival['time_min'])}–{format_number(survival['time_max'])}")
+        span = (
+            ""
+            if survival["time_min"] is None
+            else f"time {format_number(survival['time_min'])}–{format_number(survival['time_max'])}"
+        )
         return f"survival: {rate}{span}".rstrip(", ")
     return dataset.roles.get("label") or "—"

@@ -46,22 +46,28 @@ def test_each_corpus_file_gets_a_clear_answer_and_leaves_nothing_half_written(al
 def test_a_five_gigabyte_claim_is_refused_before_reading(alice_client, alice, settings):
     # The client claims 5 GB and has sent the first 256 KB; the server must stop reading at the file's start.
     boundary = "BoUnDaRy"
-    start = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.csv\"\r\n"
-             "Content-Type: text/csv\r\n\r\na,b\n").encode()
+    start = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\n'
+        "Content-Type: text/csv\r\n\r\na,b\n"
+    ).encode()
     body = start + b"1,2\n" * (64 * 1024)
-    r = alice_client.post(URL, body, content_type=f"multipart/form-data; boundary={boundary}",
-                          CONTENT_LENGTH=str(5 * 2**30))
+    r = alice_client.post(
+        URL, body, content_type=f"multipart/form-data; boundary={boundary}", CONTENT_LENGTH=str(5 * 2**30)
+    )
     assert r.status_code == 400
     assert "The file is 5.0 GB; the limit is 256.0 MB." in r.content.decode()
     assert not Dataset.objects.exists() and stored_files(settings) == []
 
 
-@pytest.mark.parametrize("setting, value, message", [
-    ("CORELSWEB_MAX_ROWS", 10, "more than 10 rows, the most we accept"),
-    ("CORELSWEB_MAX_COLUMNS", 2, "has 3 columns; we accept at most 2"),
-    ("CORELSWEB_MAX_CELL_CHARS", 3, "holds more than 3 characters"),
-    ("CORELSWEB_MAX_UPLOAD_BYTES", 50, "the limit is 50 bytes"),
-])
+@pytest.mark.parametrize(
+    "setting, value, message",
+    [
+        ("CORELSWEB_MAX_ROWS", 10, "more than 10 rows, the most we accept"),
+        ("CORELSWEB_MAX_COLUMNS", 2, "has 3 columns; we accept at most 2"),
+        ("CORELSWEB_MAX_CELL_CHARS", 3, "holds more than 3 characters"),
+        ("CORELSWEB_MAX_UPLOAD_BYTES", 50, "the limit is 50 bytes"),
+    ],
+)
 def test_each_limit_is_a_setting_and_is_told_in_plain_words(alice_client, alice, settings, setting, value, message):
     setattr(settings, setting, value)
     r = upload(alice_client, b"a,b,label\n" + b"1,2,yes\n1234,5,no\n" * 10)

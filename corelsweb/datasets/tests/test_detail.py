@@ -7,8 +7,10 @@ from tests.factories import make_dataset
 
 def test_it_saves_roles(alice_client, alice):
     dataset = make_dataset(alice)
-    r = alice_client.post(dataset.get_absolute_url(), {"label": "label", "positive_class": "no",
-                                                       "ignore": ["c"], "binarization": "quantile:4"})
+    r = alice_client.post(
+        dataset.get_absolute_url(),
+        {"label": "label", "positive_class": "no", "ignore": ["c"], "binarization": "quantile:4"},
+    )
     assert r.status_code == 302
     dataset.refresh_from_db()
     assert dataset.roles == {"label": "label", "positive_class": "no", "ignore": ["c"]}
@@ -17,8 +19,9 @@ def test_it_saves_roles(alice_client, alice):
 
 def test_a_positive_class_must_be_a_label_value(alice_client, alice):
     dataset = make_dataset(alice)
-    r = alice_client.post(dataset.get_absolute_url(), {"label": "label", "positive_class": "maybe",
-                                                       "binarization": "exact"})
+    r = alice_client.post(
+        dataset.get_absolute_url(), {"label": "label", "positive_class": "maybe", "binarization": "exact"}
+    )
     assert r.status_code == 400 and "is not a value of the label" in r.content.decode()
 
 
@@ -46,9 +49,18 @@ def test_it_deletes_the_dataset_and_its_file(alice_client, alice, django_capture
     assert not storage.exists(name)
 
 
-MIXED = (b"id,age,city,size,smoker,label\n" + b"".join(
-    b"%d,%d,%s,%s,%s,%s\n" % (i, 20 + i % 37, b"c%d" % (i % 9), [b"small", b"medium", b"large"][i % 3],
-                              [b"yes", b"no", b"?"][i % 3], [b"yes", b"no"][(i // 3) % 2]) for i in range(120)))
+MIXED = b"id,age,city,size,smoker,label\n" + b"".join(
+    b"%d,%d,%s,%s,%s,%s\n"
+    % (
+        i,
+        20 + i % 37,
+        b"c%d" % (i % 9),
+        [b"small", b"medium", b"large"][i % 3],
+        [b"yes", b"no", b"?"][i % 3],
+        [b"yes", b"no"][(i // 3) % 2],
+    )
+    for i in range(120)
+)
 
 
 def post_roles(client, dataset, **fields):
@@ -86,14 +98,23 @@ def test_an_approximate_binarization_says_what_it_gives_up(alice_client, alice):
 def test_it_saves_missing_policies_costs_orders_and_the_category_cap(alice_client, alice):
     dataset = make_dataset(alice, MIXED)
     names = dataset.column_names
-    fields = {f"missing_{names.index('smoker')}": "drop", f"cost_{names.index('age')}": "2.5",
-              f"order_{names.index('size')}": "small < medium < large", "max_categories": "4"}
+    fields = {
+        f"missing_{names.index('smoker')}": "drop",
+        f"cost_{names.index('age')}": "2.5",
+        f"order_{names.index('size')}": "small < medium < large",
+        "max_categories": "4",
+    }
     r = post_roles(alice_client, dataset, **fields)
     assert r.status_code == 302
     dataset.refresh_from_db()
-    assert dataset.roles == {"label": "label", "ignore": ["id"], "missing": {"smoker": "drop"},
-                             "feature_cost": {"age": 2.5}, "ordered": {"size": ["small", "medium", "large"]},
-                             "max_categories": 4}
+    assert dataset.roles == {
+        "label": "label",
+        "ignore": ["id"],
+        "missing": {"smoker": "drop"},
+        "feature_cost": {"age": 2.5},
+        "ordered": {"size": ["small", "medium", "large"]},
+        "max_categories": 4,
+    }
     page = alice_client.get(dataset.get_absolute_url()).content.decode()
     assert "size ≤ small" in page and "city = other" in page  # the large ones were the rows dropped
     assert "40 rows without a value in &#x27;smoker&#x27; are left out (missing-value policy: drop rows)" in page
@@ -117,9 +138,11 @@ def test_a_bad_order_or_cost_is_a_form_error(alice_client, alice):
 
 def test_roles_that_cannot_work_are_refused_from_the_profile(alice_client, alice):
     dataset = make_dataset(alice, b"x,t,e,g,label\n1,2.5,1,a,y\n2,3,0,b,n\n3,4,2,c,y\n")
-    for fields, message in [({"weight": "g"}, "weight column &#x27;g&#x27; must hold numbers"),
-                            ({"time": "t", "event": "e", "label": ""}, "must be 0 (censored) or 1 (event)"),
-                            ({"group": "g"}, "must have exactly two values")]:
+    for fields, message in [
+        ({"weight": "g"}, "weight column &#x27;g&#x27; must hold numbers"),
+        ({"time": "t", "event": "e", "label": ""}, "must be 0 (censored) or 1 (event)"),
+        ({"group": "g"}, "must have exactly two values"),
+    ]:
         r = alice_client.post(dataset.get_absolute_url(), {"label": "label", "binarization": "exact", **fields})
         assert r.status_code == 400 and message in r.content.decode(), message
 
@@ -130,8 +153,10 @@ def test_what_an_algorithm_needs_is_checked_before_a_run(alice, settings):
 
     dataset = make_dataset(alice, b"x,label\n1,a\n2,b\n3,c\n")
     two_classes = Algorithm("t", "Two-class trees", "", "x", (), multiclass=False)
-    assert "handles two classes; the label &#x27;label&#x27; has 3".replace("&#x27;", "'") in \
-        algorithm_problems(dataset, two_classes, {})[0]
+    assert (
+        "handles two classes; the label &#x27;label&#x27; has 3".replace("&#x27;", "'")
+        in algorithm_problems(dataset, two_classes, {})[0]
+    )
     costly = Algorithm("c", "Cost trees", "", "x", (), requires=("label", "feature_cost"), multiclass=True)
     assert "needs feature costs" in algorithm_problems(dataset, costly, {})[0]
     dataset.roles = {"label": "label", "feature_cost": {"x": 3.0}}

@@ -50,8 +50,12 @@ def test_the_web_and_the_command_line_write_the_same_predictions(alice_client, a
     web = b"".join(predict(alice_client, run, NEW).streaming_content).decode()
     (tmp_path / "result.json").write_text(json.dumps(run.result))
     (tmp_path / "new.csv").write_bytes(NEW)
-    p = subprocess.run([sys.executable, "-m", "solver", "predict", "result.json", "new.csv", "--out", "-"],
-                       cwd=tmp_path, capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "solver", "predict", "result.json", "new.csv", "--out", "-"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.replace("\r\n", "\n") == web.replace("\r\n", "\n")
 

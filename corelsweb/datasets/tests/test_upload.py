@@ -32,12 +32,15 @@ def test_the_dataset_page_shows_preview_types_and_balance(alice_client, alice):
     assert "Label balance" in page and "binary" in page and "2.5" in page
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR", "looks binary"),
-    (b"", "The submitted file is empty"),
-    (b"1,2,3\n4,5,6\n", "needs a header row"),
-    (b"a,b\n1,2\n1,2,3\n", "Line 3 has 3 fields"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR", "looks binary"),
+        (b"", "The submitted file is empty"),
+        (b"1,2,3\n4,5,6\n", "needs a header row"),
+        (b"a,b\n1,2\n1,2,3\n", "Line 3 has 3 fields"),
+    ],
+)
 def test_bad_files_get_a_clear_message_and_store_nothing(alice_client, alice, data, message):
     existing = make_dataset(alice, name="kept")
     r = upload(alice_client, data)

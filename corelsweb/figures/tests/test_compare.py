@@ -9,20 +9,28 @@ from solver.testing import assert_bound_trace_valid
 
 def fake(algorithm, lam, lower, upper, nodes):
     n = len(lower)
-    return {"algorithm": algorithm, "params": {"regularization": lam},
-            "trace": {"elapsed": [0.5 * i for i in range(n)], "lower_bound": lower, "upper_bound": upper,
-                      "nodes": nodes}}
+    return {
+        "algorithm": algorithm,
+        "params": {"regularization": lam},
+        "trace": {"elapsed": [0.5 * i for i in range(n)], "lower_bound": lower, "upper_bound": upper, "nodes": nodes},
+    }
 
 
 def test_it_draws_both_bounds_of_every_run_in_one_colour():
-    runs = [fake("osdt", 0.005, [None, 0.30, 0.33, 0.356], [0.40, 0.36, 0.356, 0.356], [0, 100, 2000, 4065]),
-            fake("gosdt", 0.005, [0.20, 0.356], [0.36, 0.356], [0, 50])]
+    runs = [
+        fake("osdt", 0.005, [None, 0.30, 0.33, 0.356], [0.40, 0.36, 0.356, 0.356], [0, 100, 2000, 4065]),
+        fake("gosdt", 0.005, [0.20, 0.356], [0.36, 0.356], [0, 50]),
+    ]
     for run in runs:
         assert_bound_trace_valid(run["trace"], "optimal")
     fig = trace_comparison_figure(runs)
     lines = [d for d in fig["data"] if d["mode"] == "lines"]
-    assert [d["name"] for d in lines] == ["osdt upper bound", "osdt lower bound", "gosdt upper bound",
-                                          "gosdt lower bound"]
+    assert [d["name"] for d in lines] == [
+        "osdt upper bound",
+        "osdt lower bound",
+        "gosdt upper bound",
+        "gosdt lower bound",
+    ]
     assert lines[0]["line"]["color"] == lines[1]["line"]["color"] != lines[2]["line"]["color"]
     assert [d["line"]["dash"] for d in lines] == ["solid", "dash", "solid", "dash"]
     # missing points are skipped, and the hover carries the nodes evaluated
@@ -34,8 +42,11 @@ def test_it_draws_both_bounds_of_every_run_in_one_colour():
 
 
 def test_labels_name_lambda_only_when_runs_differ_and_number_repeats():
-    runs = [fake("osdt", 0.01, [0.1], [0.2], [1]), fake("osdt", 0.005, [0.1], [0.2], [1]),
-            fake("osdt", 0.005, [0.1], [0.2], [1])]
+    runs = [
+        fake("osdt", 0.01, [0.1], [0.2], [1]),
+        fake("osdt", 0.005, [0.1], [0.2], [1]),
+        fake("osdt", 0.005, [0.1], [0.2], [1]),
+    ]
     assert run_labels(runs) == ["osdt λ=0.01", "osdt λ=0.005 #1", "osdt λ=0.005 #2"]
     assert run_labels(runs[:1]) == ["osdt"]
 
@@ -54,8 +65,9 @@ def test_it_draws_real_osdt_runs(policy):
     from conftest import shared_dataset
 
     table = read_file(shared_dataset("monk1.csv"))
-    result = solve(make_problem(table, Roles(label=table.names[-1]), "none"), "osdt",
-                   {"regularization": 0.025, "policy": policy}).to_dict()
+    result = solve(
+        make_problem(table, Roles(label=table.names[-1]), "none"), "osdt", {"regularization": 0.025, "policy": policy}
+    ).to_dict()
     fig = trace_comparison_figure([result, result])
     upper = fig["data"][0]
     assert upper["name"] == "osdt #1 upper bound" and upper["y"][-1] == pytest.approx(0.2)

@@ -5,8 +5,15 @@ from corelsweb.figures.path import frontier_figure
 
 
 def row(lam, leaves, train, valid, cart=None, folds_done=3):
-    return {"lambda": lam, "folds_done": folds_done, "leaves_mean": leaves, "train_mean": train, "valid_mean": valid,
-            "valid_std": 0.01, "cart": cart}
+    return {
+        "lambda": lam,
+        "folds_done": folds_done,
+        "leaves_mean": leaves,
+        "train_mean": train,
+        "valid_mean": valid,
+        "valid_std": 0.01,
+        "cart": cart,
+    }
 
 
 SUMMARY = [

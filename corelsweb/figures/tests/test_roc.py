@@ -22,11 +22,13 @@ def make_problem(seed=0, n=80):
     return Problem(X=X, features=features, y=y, classes=["no", "<i>yes</i>"])
 
 
-RUNS = [("gosdt", {"objective": "auc", "regularization": 0.01, "max_depth": 3}),
-        ("gosdt", {"objective": "pauc", "regularization": 0.005, "pauc_theta": 0.2, "max_depth": 3}),
-        ("gosdt", {"objective": "f1", "regularization": 0.01, "max_depth": 2}),
-        ("cart", {"regularization": 0.01}),
-        ("osdt", {"regularization": 0.02})]
+RUNS = [
+    ("gosdt", {"objective": "auc", "regularization": 0.01, "max_depth": 3}),
+    ("gosdt", {"objective": "pauc", "regularization": 0.005, "pauc_theta": 0.2, "max_depth": 3}),
+    ("gosdt", {"objective": "f1", "regularization": 0.01, "max_depth": 2}),
+    ("cart", {"regularization": 0.01}),
+    ("osdt", {"regularization": 0.02}),
+]
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +101,10 @@ def test_the_overlay_links_each_hull_to_its_run(results):
 
 def test_the_path_figure_has_one_hull_per_lambda_in_order():
     p = make_problem(2)
-    entries = [(lam, f"/runs/{k}/", solve(p, "gosdt", {"objective": "auc", "regularization": lam,
-                                                        "max_depth": 2}).to_dict())
-               for k, lam in enumerate((0.05, 0.002, 0.02))]
+    entries = [
+        (lam, f"/runs/{k}/", solve(p, "gosdt", {"objective": "auc", "regularization": lam, "max_depth": 2}).to_dict())
+        for k, lam in enumerate((0.05, 0.002, 0.02))
+    ]
     fig = roc_path_figure(entries)
     curves = fig["data"][1:]
     assert [c["name"].split("λ=")[1].split("<")[0] for c in curves] == ["0.002", "0.02", "0.05"]

@@ -42,14 +42,18 @@ def test_it_draws_the_f1_front_with_one_tree_per_point():
 
 def test_it_draws_the_fairness_front_with_the_delta_line():
     rng = np.random.default_rng(1)
-    result = solve(problem(group=rng.integers(0, 2, 60)), "streed",
-                   {"objective": "demographic_parity", "max_depth": 2, "delta": 0.05})
+    result = solve(
+        problem(group=rng.integers(0, 2, 60)),
+        "streed",
+        {"objective": "demographic_parity", "max_depth": 2, "delta": 0.05},
+    )
     front = panels(result)["streed-front"]["figure"]
     assert front["layout"]["shapes"][0]["y0"] == 0.05
     chosen = [p for p in result.extras["front"] if p["chosen"]][0]
     assert chosen["values"]["discrimination"] <= 0.05 + 1e-12
-    assert chosen["values"]["misclassifications"] == min(p["values"]["misclassifications"]
-                                                         for p in result.extras["front"])
+    assert chosen["values"]["misclassifications"] == min(
+        p["values"]["misclassifications"] for p in result.extras["front"]
+    )
 
 
 def test_it_compares_the_policy_with_treating_everyone_alike():
@@ -64,8 +68,17 @@ def test_it_compares_the_policy_with_treating_everyone_alike():
 def test_it_draws_the_capacity_constrained_policy_front():
     rng = np.random.default_rng(4)
     p = problem(treatment=rng.integers(0, 2, 60), treatments=["none", "<i>drug</i>"], outcome=rng.normal(size=60))
-    result = solve(p, "streed", {"objective": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.25,
-                                 "reference_treatment": "<i>drug</i>"})
+    result = solve(
+        p,
+        "streed",
+        {
+            "objective": "policy",
+            "max_depth": 2,
+            "teacher": "direct",
+            "capacity": 0.25,
+            "reference_treatment": "<i>drug</i>",
+        },
+    )
     chosen = [q for q in result.extras["front"] if q["chosen"]][0]
     assert chosen["values"]["treated_share"] <= 0.25
     assert result.extras["capacity"] == 0.25

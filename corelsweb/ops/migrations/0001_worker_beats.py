@@ -5,28 +5,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('runs', '0002_evaluation_paths'),
+        ("runs", "0002_evaluation_paths"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorkerBeat',
+            name="WorkerBeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('queues', models.CharField(blank=True, max_length=200)),
-                ('started', models.DateTimeField()),
-                ('last_seen', models.DateTimeField(db_index=True)),
-                ('load', models.FloatField(default=0.0)),
-                ('rss_bytes', models.BigIntegerField(default=0)),
-                ('current_run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='runs.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("queues", models.CharField(blank=True, max_length=200)),
+                ("started", models.DateTimeField()),
+                ("last_seen", models.DateTimeField(db_index=True)),
+                ("load", models.FloatField(default=0.0)),
+                ("rss_bytes", models.BigIntegerField(default=0)),
+                (
+                    "current_run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="runs.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
     ]

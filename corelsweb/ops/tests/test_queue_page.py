@@ -16,8 +16,13 @@ def staff_client(client):
 
 
 def test_it_shows_queued_running_and_failed_runs_and_workers(client, alice):
-    running = make_run(alice, status=Run.Status.RUNNING, worker="host:123", started=timezone.now(),
-                       progress={"lower_bound": 0.25, "upper_bound": 0.3125, "memory": 2**20})
+    running = make_run(
+        alice,
+        status=Run.Status.RUNNING,
+        worker="host:123",
+        started=timezone.now(),
+        progress={"lower_bound": 0.25, "upper_bound": 0.3125, "memory": 2**20},
+    )
     make_run(alice, status=Run.Status.QUEUED)
     make_run(alice, status=Run.Status.FAILED, error="The label has only one class.", finished=timezone.now())
     lifecycle.set_current_run(running.pk)

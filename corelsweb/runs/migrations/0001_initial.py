@@ -7,43 +7,70 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('datasets', '0001_initial'),
+        ("datasets", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('algorithm', models.CharField(max_length=40)),
-                ('params', models.JSONField(default=dict)),
-                ('limits', models.JSONField(default=dict)),
-                ('roles', models.JSONField(default=dict)),
-                ('binarization', models.CharField(default='exact', max_length=40)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('optimal', 'Optimal (proved)'), ('heuristic', 'Finished (heuristic, not proved optimal)'), ('time_limit', 'Stopped at the time limit'), ('node_limit', 'Stopped at the node limit'), ('memory_limit', 'Stopped at the memory limit'), ('cancelled', 'Cancelled'), ('failed', 'Failed')], db_index=True, default='queued', max_length=20)),
-                ('cancel_requested', models.BooleanField(default=False)),
-                ('progress', models.JSONField(blank=True, default=dict)),
-                ('trace', models.JSONField(blank=True, default=dict)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('traceback', models.TextField(blank=True)),
-                ('worker', models.CharField(blank=True, max_length=200)),
-                ('attempts', models.IntegerField(default=0)),
-                ('version', models.IntegerField(default=0)),
-                ('created', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat', models.DateTimeField(blank=True, null=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='datasets.dataset')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("algorithm", models.CharField(max_length=40)),
+                ("params", models.JSONField(default=dict)),
+                ("limits", models.JSONField(default=dict)),
+                ("roles", models.JSONField(default=dict)),
+                ("binarization", models.CharField(default="exact", max_length=40)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("optimal", "Optimal (proved)"),
+                            ("heuristic", "Finished (heuristic, not proved optimal)"),
+                            ("time_limit", "Stopped at the time limit"),
+                            ("node_limit", "Stopped at the node limit"),
+                            ("memory_limit", "Stopped at the memory limit"),
+                            ("cancelled", "Cancelled"),
+                            ("failed", "Failed"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("cancel_requested", models.BooleanField(default=False)),
+                ("progress", models.JSONField(blank=True, default=dict)),
+                ("trace", models.JSONField(blank=True, default=dict)),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("traceback", models.TextField(blank=True)),
+                ("worker", models.CharField(blank=True, max_length=200)),
+                ("attempts", models.IntegerField(default=0)),
+                ("version", models.IntegerField(default=0)),
+                ("created", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat", models.DateTimeField(blank=True, null=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="datasets.dataset"
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
     ]

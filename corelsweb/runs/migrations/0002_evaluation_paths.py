@@ -7,56 +7,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0001_initial'),
-        ('runs', '0001_initial'),
+        ("datasets", "0001_initial"),
+        ("runs", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='run',
-            name='evaluation',
+            model_name="run",
+            name="evaluation",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='run',
-            name='note',
+            model_name="run",
+            name="note",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='run',
-            name='queue',
-            field=models.CharField(default='short', max_length=20),
+            model_name="run",
+            name="queue",
+            field=models.CharField(default="short", max_length=20),
         ),
         migrations.CreateModel(
-            name='RegularizationPath',
+            name="RegularizationPath",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('algorithm', models.CharField(max_length=40)),
-                ('params', models.JSONField(default=dict)),
-                ('limits', models.JSONField(default=dict)),
-                ('lambdas', models.JSONField(default=list)),
-                ('folds', models.IntegerField(default=5)),
-                ('seed', models.IntegerField(default=0)),
-                ('metric', models.CharField(default='accuracy', max_length=40)),
-                ('status', models.CharField(choices=[('running', 'Running the folds'), ('refitting', 'Refitting at the chosen λ'), ('complete', 'Complete'), ('incomplete', 'Finished with failed cells (retry them)')], default='running', max_length=20)),
-                ('summary', models.JSONField(blank=True, default=list)),
-                ('chosen_lambda', models.FloatField(blank=True, null=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='paths', to='datasets.dataset')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='paths', to=settings.AUTH_USER_MODEL)),
-                ('refit_run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='runs.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("algorithm", models.CharField(max_length=40)),
+                ("params", models.JSONField(default=dict)),
+                ("limits", models.JSONField(default=dict)),
+                ("lambdas", models.JSONField(default=list)),
+                ("folds", models.IntegerField(default=5)),
+                ("seed", models.IntegerField(default=0)),
+                ("metric", models.CharField(default="accuracy", max_length=40)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "Running the folds"),
+                            ("refitting", "Refitting at the chosen λ"),
+                            ("complete", "Complete"),
+                            ("incomplete", "Finished with failed cells (retry them)"),
+                        ],
+                        default="running",
+                        max_length=20,
+                    ),
+                ),
+                ("summary", models.JSONField(blank=True, default=list)),
+                ("chosen_lambda", models.FloatField(blank=True, null=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="paths", to="datasets.dataset"
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="paths", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "refit_run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="runs.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
         migrations.AddField(
-            model_name='run',
-            name='path',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='runs.regularizationpath'),
+            model_name="run",
+            name="path",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="runs",
+                to="runs.regularizationpath",
+            ),
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0003_message_identity_one_liveness'),
-        ('runs', '0003_run_name'),
+        ("runs", "0003_message_identity_one_liveness"),
+        ("runs", "0003_run_name"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -6,23 +6,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0005_streed_task_is_objective'),
+        ("runs", "0005_streed_task_is_objective"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RashomonFavourite',
+            name="RashomonFavourite",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tree', models.TextField()),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rashomon_favourites', to='runs.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("tree", models.TextField()),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="rashomon_favourites", to="runs.run"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'tree'), name='one_favourite_per_tree')],
+                "ordering": ["created"],
+                "constraints": [models.UniqueConstraint(fields=("run", "tree"), name="one_favourite_per_tree")],
             },
         ),
     ]

@@ -34,17 +34,19 @@ def rule_list_table(result):
         counts = model.counts[k]
         captured = counts.sum()
         covered += captured
-        rows.append({
-            "keyword": "if" if k == 0 else ("else if" if text is not None else "else"),
-            "text": text,
-            "prediction": model.classes[output],
-            "captured": captured,
-            "support": captured / total_rows,
-            "covered": covered / total_rows,
-            "class_counts": [(model.classes[c], counts[c]) for c in range(len(model.classes))],
-            "errors": captured - counts[output],
-            "correct_share": counts[output] / captured if captured else None,
-        })
+        rows.append(
+            {
+                "keyword": "if" if k == 0 else ("else if" if text is not None else "else"),
+                "text": text,
+                "prediction": model.classes[output],
+                "captured": captured,
+                "support": captured / total_rows,
+                "covered": covered / total_rows,
+                "class_counts": [(model.classes[c], counts[c]) for c in range(len(model.classes))],
+                "errors": captured - counts[output],
+                "correct_share": counts[output] / captured if captured else None,
+            }
+        )
     return {"rows": rows, "text": rule_list_text(model)}
 
 
@@ -53,6 +55,5 @@ def rule_list_text(model):
     lines = []
     for k, (text, output) in enumerate(zip(model.rule_texts(), model.predictions)):
         lines.append(f"{'if' if k == 0 else 'else if'} {text} then predict {model.classes[output]}")
-    lines.append(f"else predict {model.classes[model.default]}" if lines else
-                 f"predict {model.classes[model.default]}")
+    lines.append(f"else predict {model.classes[model.default]}" if lines else f"predict {model.classes[model.default]}")
     return "\n".join(lines)

@@ -32,24 +32,44 @@ def test_compare_refuses_runs_of_other_users_and_datasets(alice_client, alice, c
 def test_a_holdout_run_reports_test_metrics(alice_client, alice, eager_celery, django_capture_on_commit_callbacks):
     dataset = make_dataset(alice, DATA)
     with django_capture_on_commit_callbacks(execute=True):
-        alice_client.post(reverse("run-new", args=[dataset.pk, "cart"]), {
-            "time_limit": 30, "memory_limit_mb": 512, "p_max_depth": 2, "p_min_samples_leaf": 1,
-            "p_criterion": "gini", "p_regularization": 0.0, "evaluation": "holdout:0.2"})
+        alice_client.post(
+            reverse("run-new", args=[dataset.pk, "cart"]),
+            {
+                "time_limit": 30,
+                "memory_limit_mb": 512,
+                "p_max_depth": 2,
+                "p_min_samples_leaf": 1,
+                "p_criterion": "gini",
+                "p_regularization": 0.0,
+                "evaluation": "holdout:0.2",
+            },
+        )
     run = Run.objects.get()
     holdout = run.result["holdout"]
     assert holdout["n_samples"] == 20 and run.result["problem"]["n_samples"] == 80
     assert 0 <= holdout["metrics"]["accuracy"] <= 1
     page = alice_client.get(run.get_absolute_url()).content.decode()
-    assert "<th class=\"num\">Test</th>" in page and "20 rows the model was not fitted on" in page
+    assert '<th class="num">Test</th>' in page and "20 rows the model was not fitted on" in page
 
 
-def test_lambda_from_at_most_l_leaves_is_stored_with_its_explanation(alice_client, alice, eager_celery,
-                                                                     django_capture_on_commit_callbacks):
+def test_lambda_from_at_most_l_leaves_is_stored_with_its_explanation(
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     dataset = make_dataset(alice, DATA)
     with django_capture_on_commit_callbacks(execute=True):
-        alice_client.post(reverse("run-new", args=[dataset.pk, "cart"]), {
-            "time_limit": 30, "memory_limit_mb": 512, "p_max_depth": 4, "p_min_samples_leaf": 1,
-            "p_criterion": "gini", "p_regularization": 0.0, "lambda_mode": "max_leaves", "lambda_target": 3})
+        alice_client.post(
+            reverse("run-new", args=[dataset.pk, "cart"]),
+            {
+                "time_limit": 30,
+                "memory_limit_mb": 512,
+                "p_max_depth": 4,
+                "p_min_samples_leaf": 1,
+                "p_criterion": "gini",
+                "p_regularization": 0.0,
+                "lambda_mode": "max_leaves",
+                "lambda_target": 3,
+            },
+        )
     run = Run.objects.get()
     assert abs(run.params["regularization"] - 0.48 / 2) < 1e-12  # minority share 48/100 over L - 1 = 2
     assert "at most 3 leaves" in run.note
@@ -82,12 +102,15 @@ def test_exports_check_ownership(charlie_client, alice):
         assert charlie_client.get(reverse("run-export", args=[run.pk, fmt])).status_code == 404
 
 
-def test_a_mined_rule_list_run_reports_test_metrics(alice_client, alice, eager_celery,
-                                                    django_capture_on_commit_callbacks):
+def test_a_mined_rule_list_run_reports_test_metrics(
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     dataset = make_dataset(alice, DATA)
     with django_capture_on_commit_callbacks(execute=True):
-        alice_client.post(reverse("run-new", args=[dataset.pk, "corels"]),
-                          {**run_form_data("corels", regularization=0.02), "evaluation": "holdout:0.2"})
+        alice_client.post(
+            reverse("run-new", args=[dataset.pk, "corels"]),
+            {**run_form_data("corels", regularization=0.02), "evaluation": "holdout:0.2"},
+        )
     run = Run.objects.get()
     assert run.status == Run.Status.OPTIMAL, run.error
     assert run.result["holdout"]["n_samples"] == 20 and "metrics" in run.result["holdout"]

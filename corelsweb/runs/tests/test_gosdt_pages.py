@@ -15,8 +15,13 @@ def make_gosdt_run(owner, **params):
     from corelsweb.datasets.services import load_problem
 
     dataset = make_dataset(owner, data=CSV, name="people")
-    run = make_run(owner, dataset, status=Run.Status.RUNNING, algorithm="gosdt",
-                   params={"regularization": 0.02, "max_depth": 3, **params})
+    run = make_run(
+        owner,
+        dataset,
+        status=Run.Status.RUNNING,
+        algorithm="gosdt",
+        params={"regularization": 0.02, "max_depth": 3, **params},
+    )
     result = solve(load_problem(run.dataset), "gosdt", run.params)
     finish_with_result(run.pk, result)
     run.refresh_from_db()
@@ -36,8 +41,7 @@ def test_the_run_page_draws_the_optimal_tree_and_its_bounds(alice_client, alice)
 def test_a_gosdt_path_runs_every_cell_and_refits(alice, eager_celery, django_capture_on_commit_callbacks):
     dataset = make_dataset(alice, CSV)
     with django_capture_on_commit_callbacks(execute=True):
-        path = paths.create_path(alice, dataset, "gosdt", {"max_depth": 3}, {"time_limit": 30},
-                                 [0.005, 0.02, 0.1], 3)
+        path = paths.create_path(alice, dataset, "gosdt", {"max_depth": 3}, {"time_limit": 30}, [0.005, 0.02, 0.1], 3)
     path.refresh_from_db()
     cells = paths.cells(path)
     assert len(cells) == 9 and all(run.status == Run.Status.OPTIMAL for run in cells.values())
@@ -47,8 +51,9 @@ def test_a_gosdt_path_runs_every_cell_and_refits(alice, eager_celery, django_cap
     assert path.refit_run.status == Run.Status.OPTIMAL
 
 
-def test_a_finished_gosdt_path_stores_the_cart_baseline_and_draws_the_frontier(alice_client, alice, eager_celery,
-                                                                               django_capture_on_commit_callbacks):
+def test_a_finished_gosdt_path_stores_the_cart_baseline_and_draws_the_frontier(
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     dataset = make_dataset(alice, CSV)
     with django_capture_on_commit_callbacks(execute=True):
         path = paths.create_path(alice, dataset, "gosdt", {"max_depth": 3}, {"time_limit": 30}, [0.005, 0.02, 0.1], 3)

@@ -10,8 +10,14 @@ def url(dataset, algorithm="cart"):
 
 
 def form_data(**overrides):
-    data = {"time_limit": 30, "memory_limit_mb": 1024, "p_max_depth": 2, "p_min_samples_leaf": 1,
-            "p_criterion": "gini", "p_regularization": 0.0}
+    data = {
+        "time_limit": 30,
+        "memory_limit_mb": 1024,
+        "p_max_depth": 2,
+        "p_min_samples_leaf": 1,
+        "p_criterion": "gini",
+        "p_regularization": 0.0,
+    }
     data.update(overrides)
     return data
 
@@ -22,8 +28,9 @@ def test_the_form_has_a_field_per_registry_parameter(alice_client, alice):
         assert f'name="{name}"' in page
 
 
-def test_it_starts_a_run_that_finishes_with_a_result(alice_client, alice, eager_celery,
-                                                     django_capture_on_commit_callbacks):
+def test_it_starts_a_run_that_finishes_with_a_result(
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     dataset = make_dataset(alice)
     with django_capture_on_commit_callbacks(execute=True):
         r = alice_client.post(url(dataset), form_data())
@@ -71,8 +78,17 @@ def test_the_form_estimates_difficulty_and_hard_runs_go_to_the_long_queue(alice_
     page = alice_client.get(url(small, "corels")).content.decode()
     # Single clauses by default (issue 21, item 11): 11 features and their negations.
     assert "Rough difficulty: <strong>easy</strong>" in page and "About 22 candidate antecedents" in page
-    r = alice_client.post(url(dataset, "corels"), {"time_limit": 30, "memory_limit_mb": 1024,
-                                                   "p_regularization": 0.001, "p_antecedents": "mined",
-                                                   "p_min_support": 0.01, "p_max_clauses": 2, "p_policy": "lower_bound"})
+    r = alice_client.post(
+        url(dataset, "corels"),
+        {
+            "time_limit": 30,
+            "memory_limit_mb": 1024,
+            "p_regularization": 0.001,
+            "p_antecedents": "mined",
+            "p_min_support": 0.01,
+            "p_max_clauses": 2,
+            "p_policy": "lower_bound",
+        },
+    )
     assert r.status_code == 302
     assert Run.objects.get().queue == "long"

@@ -22,11 +22,17 @@ def test_the_former_name_is_still_accepted():
 
 def test_it_renames_stored_runs_and_paths(alice):
     dataset = make_dataset(alice)
-    run = Run.objects.create(owner=alice, dataset=dataset, algorithm="streed", params={"task": "f1", "max_depth": 2},
-                             result={"params": {"task": "f1", "max_depth": 2}, "status": "optimal"})
+    run = Run.objects.create(
+        owner=alice,
+        dataset=dataset,
+        algorithm="streed",
+        params={"task": "f1", "max_depth": 2},
+        result={"params": {"task": "f1", "max_depth": 2}, "status": "optimal"},
+    )
     other = Run.objects.create(owner=alice, dataset=dataset, algorithm="gosdt", params={"objective": "auc"})
-    path = RegularizationPath.objects.create(owner=alice, dataset=dataset, algorithm="streed",
-                                             params={"task": "accuracy"})
+    path = RegularizationPath.objects.create(
+        owner=alice, dataset=dataset, algorithm="streed", params={"task": "accuracy"}
+    )
     migration.forwards(apps, None)
     run.refresh_from_db()
     other.refresh_from_db()

@@ -31,8 +31,9 @@ def run_cell(run, capture):
         execute_run_task.delay(run.pk)
 
 
-def test_a_cell_cancelled_while_queued_ends_the_path_and_can_be_retried(alice, alice_client, eager_celery,
-                                                                         django_capture_on_commit_callbacks):
+def test_a_cell_cancelled_while_queued_ends_the_path_and_can_be_retried(
+    alice, alice_client, eager_celery, django_capture_on_commit_callbacks
+):
     path = queued_path(alice)
     first, second = paths.cells(path)[(0.01, 0)], paths.cells(path)[(0.01, 1)]
     run_cell(first, django_capture_on_commit_callbacks)
@@ -48,13 +49,15 @@ def test_a_cell_cancelled_while_queued_ends_the_path_and_can_be_retried(alice, a
     assert path.status == RegularizationPath.Status.COMPLETE and path.refit_run.status == Run.Status.HEURISTIC
 
 
-def test_a_cell_whose_attempts_are_used_up_ends_the_path(alice, eager_celery, settings,
-                                                        django_capture_on_commit_callbacks):
+def test_a_cell_whose_attempts_are_used_up_ends_the_path(
+    alice, eager_celery, settings, django_capture_on_commit_callbacks
+):
     path = queued_path(alice)
     first, second = paths.cells(path)[(0.01, 0)], paths.cells(path)[(0.01, 1)]
     run_cell(first, django_capture_on_commit_callbacks)
-    Run.objects.filter(pk=second.pk).update(status=Run.Status.RUNNING, worker=dead_worker(),
-                                            attempts=settings.CORELSWEB_MAX_ATTEMPTS)
+    Run.objects.filter(pk=second.pk).update(
+        status=Run.Status.RUNNING, worker=dead_worker(), attempts=settings.CORELSWEB_MAX_ATTEMPTS
+    )
     with django_capture_on_commit_callbacks(execute=True):
         recovery.reconcile()
     second.refresh_from_db()
@@ -63,21 +66,24 @@ def test_a_cell_whose_attempts_are_used_up_ends_the_path(alice, eager_celery, se
     assert path.status == RegularizationPath.Status.INCOMPLETE
 
 
-def test_a_redelivered_cell_whose_attempts_are_used_up_ends_the_path(alice, eager_celery, settings,
-                                                                      django_capture_on_commit_callbacks):
+def test_a_redelivered_cell_whose_attempts_are_used_up_ends_the_path(
+    alice, eager_celery, settings, django_capture_on_commit_callbacks
+):
     path = queued_path(alice)
     first, second = paths.cells(path)[(0.01, 0)], paths.cells(path)[(0.01, 1)]
     run_cell(first, django_capture_on_commit_callbacks)
-    Run.objects.filter(pk=second.pk).update(status=Run.Status.RUNNING, worker=dead_worker(),
-                                            attempts=settings.CORELSWEB_MAX_ATTEMPTS)
+    Run.objects.filter(pk=second.pk).update(
+        status=Run.Status.RUNNING, worker=dead_worker(), attempts=settings.CORELSWEB_MAX_ATTEMPTS
+    )
     run_cell(second, django_capture_on_commit_callbacks)  # the broker redelivers it
     path.refresh_from_db()
     assert Run.objects.get(pk=second.pk).status == Run.Status.FAILED
     assert path.status == RegularizationPath.Status.INCOMPLETE
 
 
-def test_a_cell_stopped_by_the_hard_limit_ends_the_path(alice, eager_celery, settings,
-                                                        django_capture_on_commit_callbacks):
+def test_a_cell_stopped_by_the_hard_limit_ends_the_path(
+    alice, eager_celery, settings, django_capture_on_commit_callbacks
+):
     # The test-only fault makes every solve stop returning to Python (a kernel holding the GIL).
     settings.CORELSWEB_TEST_FAULT = "hold-gil"
     settings.CORELSWEB_HARD_LIMIT_GRACE_SECONDS = 1
@@ -100,10 +106,13 @@ def test_the_cart_baseline_runs_as_its_own_task(alice, eager_celery, django_capt
         tasks.append(current_task.name)
         return real(path, grid)
 
-    with mock.patch.object(paths, "cart_baseline", side_effect=recording), \
-            django_capture_on_commit_callbacks(execute=True):
-        path = paths.create_path(alice, make_dataset(alice, DATA), "osdt", {"max_depth": 2}, {"time_limit": 30},
-                                 [0.01, 0.05], 2)
+    with (
+        mock.patch.object(paths, "cart_baseline", side_effect=recording),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        path = paths.create_path(
+            alice, make_dataset(alice, DATA), "osdt", {"max_depth": 2}, {"time_limit": 30}, [0.01, 0.05], 2
+        )
     path.refresh_from_db()
     assert tasks == ["corelsweb.runs.tasks.path_summary_task"]
     assert path.status == RegularizationPath.Status.COMPLETE

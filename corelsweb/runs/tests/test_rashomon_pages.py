@@ -10,16 +10,22 @@ from solver.rashomon.sets import Filter
 from tests.factories import make_dataset, make_run
 
 NAME = "<b>age</b>"
-CSV = (f'"{NAME}",priors,label\n'.encode() + b"".join(
-    f"{20 + (i * 7) % 40},{i % 6},{int((i % 6) > 3 or (i * 7) % 40 < 5)}\n".encode() for i in range(60)))
+CSV = f'"{NAME}",priors,label\n'.encode() + b"".join(
+    f"{20 + (i * 7) % 40},{i % 6},{int((i % 6) > 3 or (i * 7) % 40 < 5)}\n".encode() for i in range(60)
+)
 
 
 def make_rashomon_run(owner):
     from corelsweb.datasets.services import load_problem
 
     dataset = make_dataset(owner, data=CSV, name="people")
-    run = make_run(owner, dataset, status=Run.Status.RUNNING, algorithm="rashomon",
-                   params={"regularization": 0.02, "max_depth": 2, "epsilon": 0.3})
+    run = make_run(
+        owner,
+        dataset,
+        status=Run.Status.RUNNING,
+        algorithm="rashomon",
+        params={"regularization": 0.02, "max_depth": 2, "epsilon": 0.3},
+    )
     result = solve(load_problem(run.dataset), "rashomon", run.params)
     finish_with_result(run.pk, result)
     run.refresh_from_db()
@@ -49,8 +55,11 @@ def test_filters_count_on_the_stored_graph(alice_client, alice, charlie):
     s = load(result.extras["graph"])
     j = result.extras["importance"][0]["feature"]
     body = alice_client.get(url, {"exclude": str(j)}).json()
-    assert int(body["count"]) == s.count(Filter(exclude=frozenset({j}))) == result.extras["count"] - \
-        result.extras["importance"][0]["trees"]
+    assert (
+        int(body["count"])
+        == s.count(Filter(exclude=frozenset({j})))
+        == result.extras["count"] - result.extras["importance"][0]["trees"]
+    )
     body = alice_client.get(url, {"include": str(j), "leaves_max": "3"}).json()
     assert int(body["count"]) == sum(1 for _, t in s.trees(Filter(include=frozenset({j}), leaves=(None, 3))))
     assert int(alice_client.get(url).json()["count"]) == result.extras["count"]
@@ -83,8 +92,12 @@ def test_the_set_is_shown_beside_the_optimal_tree_and_its_gosdt_run(alice_client
     response = alice_client.post(f"/runs/{run.pk}/rashomon/optimal/")
     gosdt = Run.objects.get(owner=alice, algorithm="gosdt")
     assert response.status_code == 302 and response.url == gosdt.get_absolute_url()
-    assert (gosdt.dataset, gosdt.roles, gosdt.binarization, gosdt.evaluation) == \
-        (run.dataset, run.roles, run.binarization, run.evaluation)
+    assert (gosdt.dataset, gosdt.roles, gosdt.binarization, gosdt.evaluation) == (
+        run.dataset,
+        run.roles,
+        run.binarization,
+        run.evaluation,
+    )
     assert gosdt.params["regularization"] == run.params["regularization"]
     assert gosdt.params["max_depth"] == run.params["max_depth"]
     gosdt.refresh_from_db()

@@ -10,8 +10,9 @@ from corelsweb.runs.tests.test_paths import start_path
 from solver.testing import assert_roc_hull_valid
 from tests.factories import make_dataset, make_finished_run, run_form_data
 
-DATA = b"age,sex,y\n" + b"".join(f"{20 + i % 50},{'mf'[i % 2]},{int(i % 50 > 25 or i % 7 == 0)}\n".encode()
-                                 for i in range(100))
+DATA = b"age,sex,y\n" + b"".join(
+    f"{20 + i % 50},{'mf'[i % 2]},{int(i % 50 > 25 or i % 7 == 0)}\n".encode() for i in range(100)
+)
 
 
 def figure_json(page, element_id):
@@ -19,8 +20,9 @@ def figure_json(page, element_id):
     return json.loads(match.group(1))
 
 
-def test_a_gosdt_auc_run_shows_its_hull_and_held_out_curve(alice_client, alice, eager_celery,
-                                                            django_capture_on_commit_callbacks):
+def test_a_gosdt_auc_run_shows_its_hull_and_held_out_curve(
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     dataset = make_dataset(alice, DATA)
     data = run_form_data("gosdt", objective="auc", regularization=0.02, max_depth=2)
     data["evaluation"] = "holdout:0.2"
@@ -45,8 +47,9 @@ def test_compare_overlays_the_hulls_with_links_to_the_runs(alice_client, alice):
     assert f'href="{a.get_absolute_url()}"' in names[0] and f'href="{b.get_absolute_url()}"' in names[1]
 
 
-def test_a_path_page_shows_the_hull_of_each_lambda(alice_client, alice, eager_celery,
-                                                   django_capture_on_commit_callbacks):
+def test_a_path_page_shows_the_hull_of_each_lambda(
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     dataset = make_dataset(alice, PATH_DATA)
     with django_capture_on_commit_callbacks(execute=True):
         start_path(alice_client, dataset)

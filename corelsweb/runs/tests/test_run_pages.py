@@ -9,7 +9,7 @@ def test_the_result_page_draws_the_tree_and_metrics(alice_client, alice):
     run = make_finished_run(alice)
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert 'data-figure="fig-model"' in page and 'id="fig-model"' in page
-    assert "id=\"metrics-table\"" in page and "Accuracy" in page and "Confusion matrix" in page
+    assert 'id="metrics-table"' in page and "Accuracy" in page and "Confusion matrix" in page
     assert "vendor/plotly.min.js" in page
 
 
@@ -19,8 +19,11 @@ def test_the_progress_endpoint_says_unchanged_when_the_client_is_current(alice_c
     data = alice_client.get(url).json()
     assert data["status"] == "queued" and data["active"] is True and "waiting for a worker" in data["html"]
     assert alice_client.get(url, {"v": data["version"]}).json() == {"unchanged": True}
-    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, version=run.version + 1,
-                                         progress={"nodes": 42, "lower_bound": 0.1, "upper_bound": 0.2})
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.RUNNING,
+        version=run.version + 1,
+        progress={"nodes": 42, "lower_bound": 0.1, "upper_bound": 0.2},
+    )
     data = alice_client.get(url, {"v": data["version"]}).json()
     assert data["status"] == "running" and "42 nodes" in data["html"]
 
@@ -63,9 +66,15 @@ def test_a_failed_run_shows_its_error(alice_client, alice):
 
 def test_it_checks_ownership(charlie_client, alice):
     run = make_finished_run(alice)
-    for name, method in [("run-detail", "get"), ("run-progress", "get"), ("run-result-json", "get"),
-                         ("run-cancel", "post"), ("run-retry", "post"), ("run-delete", "post"),
-                         ("share-create", "post")]:
+    for name, method in [
+        ("run-detail", "get"),
+        ("run-progress", "get"),
+        ("run-result-json", "get"),
+        ("run-cancel", "post"),
+        ("run-retry", "post"),
+        ("run-delete", "post"),
+        ("share-create", "post"),
+    ]:
         r = getattr(charlie_client, method)(reverse(name, args=[run.pk]))
         assert r.status_code == 404, name
     assert Run.objects.count() == 1 and not run.share_links.exists()

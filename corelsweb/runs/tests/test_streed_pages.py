@@ -40,8 +40,13 @@ POLICY_CSV = b"a,b,treatment,outcome\n" + b"".join(
 
 def test_a_capacity_constrained_policy_run_shows_its_front_and_treats_at_most_the_capacity(alice_client, alice):
     dataset = make_dataset(alice, data=POLICY_CSV, name="trial", roles={"treatment": "treatment", "outcome": "outcome"})
-    run = make_run(alice, dataset, status=Run.Status.RUNNING, algorithm="streed",
-                   params={"objective": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.2})
+    run = make_run(
+        alice,
+        dataset,
+        status=Run.Status.RUNNING,
+        algorithm="streed",
+        params={"objective": "policy", "max_depth": 2, "teacher": "direct", "capacity": 0.2},
+    )
     result = solve(load_problem(run.dataset), "streed", run.params)
     finish_with_result(run.pk, result)
     assert result.status == "optimal"
@@ -53,14 +58,22 @@ def test_a_capacity_constrained_policy_run_shows_its_front_and_treats_at_most_th
 
 
 def test_a_cost_sensitive_run_takes_its_misclassification_costs_from_the_form(
-        alice_client, alice, eager_celery, django_capture_on_commit_callbacks):
+    alice_client, alice, eager_celery, django_capture_on_commit_callbacks
+):
     from django.urls import reverse
 
     dataset = make_dataset(alice, data=CSV, name="xor")
     url = reverse("run-new", args=[dataset.pk, "streed"])
     assert 'name="p_misclassification_costs"' in alice_client.get(url).content.decode()
-    form = {"time_limit": 30, "memory_limit_mb": 1024, "p_objective": "cost_sensitive", "p_max_depth": 2,
-            "p_min_samples_leaf": 1, "p_delta": 0.01, "p_teacher": "doubly_robust"}
+    form = {
+        "time_limit": 30,
+        "memory_limit_mb": 1024,
+        "p_objective": "cost_sensitive",
+        "p_max_depth": 2,
+        "p_min_samples_leaf": 1,
+        "p_delta": 0.01,
+        "p_teacher": "doubly_robust",
+    }
     bad = alice_client.post(url, {**form, "p_misclassification_costs": "0 1; 5"})
     assert bad.status_code == 400 and "must be a square table" in bad.content.decode()
     assert not Run.objects.exists()

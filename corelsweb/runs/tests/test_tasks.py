@@ -110,11 +110,18 @@ def test_an_internal_error_keeps_the_traceback_for_staff(alice, eager_celery):
 
 def test_progress_reaches_the_row_and_a_cancel_reaches_the_search(alice, eager_celery):
     # A CORELS search long enough to be cancelled: the supervisor writes its progress and passes the cancel on.
-    dataset = create_dataset(alice, "compas", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()),
-                             "compas.csv")
+    dataset = create_dataset(
+        alice, "compas", ContentFile(shared_dataset("compas-corels-rules.csv").read_bytes()), "compas.csv"
+    )
     params = registry.get("corels").clean({"regularization": 0.001, "antecedents": "given"})
-    run = Run.objects.create(owner=alice, dataset=dataset, algorithm="corels", params=params,
-                             limits={"time_limit": 60}, roles=dict(dataset.roles))
+    run = Run.objects.create(
+        owner=alice,
+        dataset=dataset,
+        algorithm="corels",
+        params=params,
+        limits={"time_limit": 60},
+        roles=dict(dataset.roles),
+    )
     assert lifecycle.claim(run.pk, lifecycle.worker_id())
     job = lifecycle.solving.prepare(run)
     supervisor = lifecycle.Supervisor(run, lifecycle.worker_id(), lifecycle.solving.Child.start(job))

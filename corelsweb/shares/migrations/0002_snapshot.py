@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shares', '0001_initial'),
+        ("shares", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='sharelink',
-            name='include_data',
+            model_name="sharelink",
+            name="include_data",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='sharelink',
-            name='snapshot',
+            model_name="sharelink",
+            name="snapshot",
             field=models.JSONField(default=dict),
         ),
     ]

@@ -91,8 +91,24 @@ class Graph(NamedTuple):
         return sum(a.nbytes for a in self)
 
 
-VERTEX_FIELDS = ("keys", "depth", "tag", "leaf", "ep", "lb", "ub", "lbs", "state", "in_high", "best",
-                 "split_start", "split_count", "first_edge", "high", "low")
+VERTEX_FIELDS = (
+    "keys",
+    "depth",
+    "tag",
+    "leaf",
+    "ep",
+    "lb",
+    "ub",
+    "lbs",
+    "state",
+    "in_high",
+    "best",
+    "split_start",
+    "split_count",
+    "first_edge",
+    "high",
+    "low",
+)
 POOL_FIELDS = ("split_feature", "split_left", "split_right", "split_dist")
 EDGE_FIELDS = ("edge_parent", "edge_next")
 
@@ -103,11 +119,31 @@ def make_graph(n_words, capacity, pool_capacity, edge_capacity):
     p, e = max(16, pool_capacity), max(16, edge_capacity)
     f, i = np.zeros, np.int64
     return Graph(
-        keys=f((c, n_words), np.uint64), depth=f(c, i), tag=f(c, np.uint64), leaf=f(c), ep=f(c), lb=f(c), ub=f(c),
-        lbs=f(c), state=f(c, np.int8), in_high=f(c, np.bool_), best=np.full(c, NO_SPLIT, i), split_start=f(c, i),
-        split_count=f(c, i), split_feature=f(p, i), split_left=f(p, i), split_right=f(p, i), split_dist=f(p),
-        first_edge=np.full(c, EMPTY, i), edge_parent=f(e, i), edge_next=f(e, i), slots=np.full(2 * c, EMPTY, i),
-        count=f(3, i), high=f(c, i), low=f(c, i), tops=f(2, i),
+        keys=f((c, n_words), np.uint64),
+        depth=f(c, i),
+        tag=f(c, np.uint64),
+        leaf=f(c),
+        ep=f(c),
+        lb=f(c),
+        ub=f(c),
+        lbs=f(c),
+        state=f(c, np.int8),
+        in_high=f(c, np.bool_),
+        best=np.full(c, NO_SPLIT, i),
+        split_start=f(c, i),
+        split_count=f(c, i),
+        split_feature=f(p, i),
+        split_left=f(p, i),
+        split_right=f(p, i),
+        split_dist=f(p),
+        first_edge=np.full(c, EMPTY, i),
+        edge_parent=f(e, i),
+        edge_next=f(e, i),
+        slots=np.full(2 * c, EMPTY, i),
+        count=f(3, i),
+        high=f(c, i),
+        low=f(c, i),
+        tops=f(2, i),
     )
 
 

@@ -188,8 +188,9 @@ def expand(data, cfg, graph, v, left, right, sums, scratch):
         graph.split_feature[p], graph.split_left[p], graph.split_right[p] = j, a, b
         graph.split_dist[p] = np.inf
         if cfg.similar and previous >= 0:
-            graph.split_dist[p] = _distance(graph.keys[v], data.cols[previous], data.cols[j], data.prefix, scratch,
-                                            whole)
+            graph.split_dist[p] = _distance(
+                graph.keys[v], data.cols[previous], data.cols[j], data.prefix, scratch, whole
+            )
         previous = j
         k += 1
     graph.split_start[v], graph.split_count[v] = start, k
@@ -372,8 +373,11 @@ def run(data, cfg, graph, root, budget, lbs, left, right, sums, scratch, scratch
             graph.state[v] = gr.NEW
             continue
         c = graph.count
-        if (c[0] + 2 * m > graph.keys.shape[0] or c[1] + m > graph.split_feature.shape[0]
-                or c[2] + 2 * m > graph.edge_parent.shape[0]):
+        if (
+            c[0] + 2 * m > graph.keys.shape[0]
+            or c[1] + m > graph.split_feature.shape[0]
+            or c[2] + 2 * m > graph.edge_parent.shape[0]
+        ):
             return NEEDS_MEMORY, expanded, updates
         graph.tops[1] -= 1
         if cfg.limited and graph.depth[v] == 1:

@@ -39,8 +39,17 @@ class OrderedGOSDTSearch(OrderedSearch):
         lam = float(config["regularization"])
         depth = config.get("max_depth")
         super().__init__(
-            problem, cost, None if depth is None else int(depth), None, lam, lambda v: v + lam, problem.classes,
-            "classification", problem.y, weights,
+            problem,
+            cost,
+            None if depth is None else int(depth),
+            None,
+            lam,
+            lambda v: v + lam,
+            problem.classes,
+            "classification",
+            problem.y,
+            weights,
             use_upper_bound=bool(config.get("use_hierarchical_bound", True)),
             use_interval=bool(config.get("use_similar_support_bound", True)),
-            use_cache=bool(config.get("use_leaf_permutation_bound", True)))
+            use_cache=bool(config.get("use_leaf_permutation_bound", True)),
+        )

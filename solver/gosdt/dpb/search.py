@@ -26,10 +26,14 @@ from solver.models import LEAF, Tree
 
 EPS = 1e-12
 SWITCHES = {
-    "use_hierarchical_bound": "hierarchical", "use_lookahead_bound": "lookahead",
-    "use_incremental_progress_bound": "incremental", "use_progress_lower_bound": "progress",
-    "use_equivalent_points_bound": "equivalent", "use_leaf_permutation_bound": "permutation",
-    "use_leaf_count_bound": "leaf_count", "use_similar_support_bound": "similar",
+    "use_hierarchical_bound": "hierarchical",
+    "use_lookahead_bound": "lookahead",
+    "use_incremental_progress_bound": "incremental",
+    "use_progress_lower_bound": "progress",
+    "use_equivalent_points_bound": "equivalent",
+    "use_leaf_permutation_bound": "permutation",
+    "use_leaf_count_bound": "leaf_count",
+    "use_similar_support_bound": "similar",
 }
 
 
@@ -50,8 +54,13 @@ def make_search(problem, config):
     leaf = majority_leaf(problem)
     leaf.prediction[:] = np.argmax(loss)
     upper = loss.sum() - loss.max() + float(config["regularization"])
-    return DeferredSearch(lambda: DPBSearch(problem, config), leaf, upper, initial_budget=DPBSearch.initial_budget,
-                          progress_keys=("graph_size", "queue_size", "expansions"))
+    return DeferredSearch(
+        lambda: DPBSearch(problem, config),
+        leaf,
+        upper,
+        initial_budget=DPBSearch.initial_budget,
+        progress_keys=("graph_size", "queue_size", "expansions"),
+    )
 
 
 def check_weights(problem):
@@ -76,11 +85,11 @@ def warmup():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(70, 3)).astype(np.uint8)
     y = rng.integers(0, 2, 70)
-    problem = Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(3)], y=y,
-                      classes=["0", "1"])
+    problem = Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(3)], y=y, classes=["0", "1"])
     for on in (True, False):
-        config = ALGORITHM.clean({"regularization": 0.01, "max_depth": 2 if on else None,
-                                  **{name: on for name in SWITCHES}})
+        config = ALGORITHM.clean(
+            {"regularization": 0.01, "max_depth": 2 if on else None, **{name: on for name in SWITCHES}}
+        )
         search = DPBSearch(problem, config, capacity=16)
         while not search.step(2):
             pass
@@ -121,8 +130,11 @@ def prepare(problem, config):
     rows = np.vstack([mass.T, mass.sum(axis=1) - mass.max(axis=1), mass.max(axis=1) - mass.min(axis=1)])
     prefix = np.zeros((rows.shape[0], rows.shape[1] + 1))
     np.cumsum(rows, axis=1, out=prefix[:, 1:])
-    cols = bitset.pack_columns(points.X) if points.X.shape[1] else np.zeros((0, bitset.n_words(points.n_points)),
-                                                                             dtype=np.uint64)
+    cols = (
+        bitset.pack_columns(points.X)
+        if points.X.shape[1]
+        else np.zeros((0, bitset.n_words(points.n_points)), dtype=np.uint64)
+    )
     return kn.Data(cols=cols, prefix=prefix), points, scale
 
 
@@ -153,8 +165,9 @@ class DPBSearch:
         self.sums = np.zeros(self.data.prefix.shape[0])
         self.scratch_sums = np.zeros(self.data.prefix.shape[0])
         depth = kn.UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
-        self.root = kn.find_or_create(self.data, self.cfg, self.graph, bitset.full(u), u, depth, np.uint64(0), -1,
-                                      self.sums)
+        self.root = kn.find_or_create(
+            self.data, self.cfg, self.graph, bitset.full(u), u, depth, np.uint64(0), -1, self.sums
+        )
         if not kn.solved(self.graph, self.root):
             gr.push_low(self.graph, self.root)
         self.expansions = self.updates = self.growths = 0
@@ -171,8 +184,19 @@ class DPBSearch:
         """Expand at most ``budget`` subproblems; return True when the root is solved."""
         left = max(1, int(budget))
         while True:
-            status, expanded, updates = kn.run(self.data, self.cfg, self.graph, self.root, left, self.lbs, self.left,
-                                               self.right, self.sums, self.scratch, self.scratch_sums)
+            status, expanded, updates = kn.run(
+                self.data,
+                self.cfg,
+                self.graph,
+                self.root,
+                left,
+                self.lbs,
+                self.left,
+                self.right,
+                self.sums,
+                self.scratch,
+                self.scratch_sums,
+            )
             self.expansions += expanded
             self.updates += updates
             left -= expanded
@@ -204,8 +228,10 @@ class DPBSearch:
 
     def best_model(self):
         if self._model is None or self._model[0] is not self._incumbent:
-            self._model = (self._incumbent, build_tree(self._incumbent, self.graph, self.points, self.scale,
-                                                       self.problem))
+            self._model = (
+                self._incumbent,
+                build_tree(self._incumbent, self.graph, self.points, self.scale, self.problem),
+            )
         return self._model[1]
 
     def stats(self):
@@ -236,6 +262,12 @@ def build_tree(incumbent, graph, points, scale, problem):
         counts[i] = points.class_weight[members].sum(axis=0)
     prediction = np.argmax(counts * scale, axis=1)  # ties go to the lower class index (spec §1.4)
     feature = np.where(features == gr.NO_SPLIT, LEAF, features)
-    return Tree(feature=feature, left=np.where(feature == LEAF, LEAF, lefts),
-                right=np.where(feature == LEAF, LEAF, rights), prediction=prediction, counts=counts,
-                features=problem.features, classes=problem.classes)
+    return Tree(
+        feature=feature,
+        left=np.where(feature == LEAF, LEAF, lefts),
+        right=np.where(feature == LEAF, LEAF, rights),
+        prediction=prediction,
+        counts=counts,
+        features=problem.features,
+        classes=problem.classes,
+    )

@@ -80,8 +80,9 @@ def _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, use_eq, P, N, l
 
 
 @numba.njit(cache=True)
-def _loss_bounds(kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P, N, omega, limit, use_hier, use_eq,
-                 up, un):
+def _loss_bounds(
+    kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P, N, omega, limit, use_hier, use_eq, up, un
+):
     """Return the (hierarchical, equivalent points) loss bounds of the split set flagged in ``in_split``."""
     hier = 0.0
     equiv = 0.0
@@ -100,8 +101,28 @@ def _loss_bounds(kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P
 
 
 @numba.njit(cache=True)
-def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, floor, incumbent, lam,
-                 P, N, omega, theta, use_hier, use_look, use_eq, out_bound, out_rule):
+def entry_bounds(
+    kind,
+    lp,
+    ln,
+    split_idx,
+    minority,
+    cls_start,
+    cls_p,
+    cls_n,
+    floor,
+    incumbent,
+    lam,
+    P,
+    N,
+    omega,
+    theta,
+    use_hier,
+    use_look,
+    use_eq,
+    out_bound,
+    out_rule,
+):
     """Bound every split set of a child tree; one entry per non-empty subset of its splittable leaves.
 
     Parameters
@@ -136,8 +157,25 @@ def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, flo
         # no split set can (Thms B.1, 2.2, C.3 with B.2).
         for b in range(k):
             in_split[split_idx[b]] = True
-        hier, equiv = _loss_bounds(kind, lp, ln, in_split, minority.sum(), cls_start, cls_p, cls_n, slot, P, N,
-                                   omega, limit, use_hier, use_eq, up, un)
+        hier, equiv = _loss_bounds(
+            kind,
+            lp,
+            ln,
+            in_split,
+            minority.sum(),
+            cls_start,
+            cls_p,
+            cls_n,
+            slot,
+            P,
+            N,
+            omega,
+            limit,
+            use_hier,
+            use_eq,
+            up,
+            un,
+        )
         least = base + max(hier, equiv) + step
         if least >= incumbent:
             out_bound[1:] = max(floor, least)
@@ -152,8 +190,9 @@ def entry_bounds(kind, lp, ln, split_idx, minority, cls_start, cls_p, cls_n, flo
             if on:
                 s += 1
                 extra += minority[b]
-        hier, equiv = _loss_bounds(kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P, N, omega,
-                                   limit, use_hier, use_eq, up, un)
+        hier, equiv = _loss_bounds(
+            kind, lp, ln, in_split, extra, cls_start, cls_p, cls_n, slot, P, N, omega, limit, use_hier, use_eq, up, un
+        )
         look = step * s
         bound = max(floor, base + max(hier, equiv) + look)
         out_bound[mask] = bound
@@ -191,8 +230,9 @@ def terminal_bound(kind, lp, ln, open_p, open_n, P, N, omega, theta):
 
 
 @numba.njit(cache=True)
-def prefix_losses(kind, kept_p, kept_n, open_p, open_n, rest_p, rest_n, p0, n0, done0, p1, n1, done1, P, N, omega,
-                  theta, look):
+def prefix_losses(
+    kind, kept_p, kept_n, open_p, open_n, rest_p, rest_n, p0, n0, done0, p1, n1, done1, P, N, omega, theta, look
+):
     """Return, for each candidate split of the next leaf, a loss bound for every tree below the prefix it extends.
 
     The prefix keeps leaves ``kept`` (fixed, or chosen children that are never split again) and has

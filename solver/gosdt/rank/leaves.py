@@ -80,8 +80,9 @@ class Leaves:
             members = self.members[i]
             ones = self.points.X[members].sum(axis=0)
             used = {f for f, _ in self.rule[i]}
-            self.candidates[i] = [f for f in np.flatnonzero((ones > 0) & (ones < len(members))).tolist()
-                                  if f not in used]
+            self.candidates[i] = [
+                f for f in np.flatnonzero((ones > 0) & (ones < len(members))).tolist() if f not in used
+            ]
         return self.candidates[i]
 
     def side_counts(self, i):
@@ -95,8 +96,7 @@ class Leaves:
 
     def can_split(self, i):
         """A leaf may be split when it is impure, within the depth limit, and some feature splits it."""
-        return (self.pos[i] > 0 and self.neg[i] > 0 and self.depth(i) < self.max_depth
-                and len(self.features(i)) > 0)
+        return self.pos[i] > 0 and self.neg[i] > 0 and self.depth(i) < self.max_depth and len(self.features(i)) > 0
 
     def split(self, i, f):
         """Return the ids of ``leaf ∧ x_f = 0`` and ``leaf ∧ x_f = 1``."""
@@ -159,8 +159,9 @@ def leaf_set_model(leaves, ids, labels, scores, features, classes):
             return node
         shared = set.intersection(*(set(lits) for lits, _ in group))
         f = min(shared)
-        sides = [[({k: v for k, v in lits.items() if k != f}, i) for lits, i in group if lits[f] == side]
-                 for side in (0, 1)]
+        sides = [
+            [({k: v for k, v in lits.items() if k != f}, i) for lits, i in group if lits[f] == side] for side in (0, 1)
+        ]
         feature[node] = int(f)
         left[node] = build(sides[0])
         right[node] = build(sides[1])
@@ -168,5 +169,13 @@ def leaf_set_model(leaves, ids, labels, scores, features, classes):
         return node
 
     build([(dict(leaves.rule[i]), int(i)) for i in ids])
-    return Tree(feature=feature, left=left, right=right, prediction=prediction, counts=counts,
-                features=features, classes=classes, score=score)
+    return Tree(
+        feature=feature,
+        left=left,
+        right=right,
+        prediction=prediction,
+        counts=counts,
+        features=features,
+        classes=classes,
+        score=score,
+    )

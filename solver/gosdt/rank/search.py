@@ -31,8 +31,12 @@ from solver.problem import Problem
 
 KINDS = {"f1": rk.F1, "auc": rk.AUC, "pauc": rk.PAUC}
 PRUNES = ("hierarchical", "lookahead", "equivalent_points", "leaf_count", "incremental_progress", "permutation_map")
-_RULE_NAMES = {rk.BY_HIERARCHICAL: "hierarchical", rk.BY_LOOKAHEAD: "lookahead",
-               rk.BY_EQUIVALENT: "equivalent_points", rk.BY_LEAF_COUNT: "leaf_count"}
+_RULE_NAMES = {
+    rk.BY_HIERARCHICAL: "hierarchical",
+    rk.BY_LOOKAHEAD: "lookahead",
+    rk.BY_EQUIVALENT: "equivalent_points",
+    rk.BY_LEAF_COUNT: "leaf_count",
+}
 # τ̄ is computed in floating point: keep a leaf splittable unless it is clearly below λ.
 TAU_SLACK = 1e-13
 STEP_SECONDS = 0.2  # a step returns to the driver once it has run this long, whatever its budget
@@ -47,8 +51,7 @@ def warmup():
     X = rng.integers(0, 2, size=(24, 3)).astype(np.uint8)
     y = (X[:, 0] ^ X[:, 1]).astype(np.int64)
     y[:3] = 1 - y[:3]
-    problem = Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(3)], y=y,
-                      classes=["0", "1"])
+    problem = Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(3)], y=y, classes=["0", "1"])
     for objective in KINDS:
         search = RankSearch(problem, ALGORITHM.clean({"objective": objective, "regularization": 0.05}))
         while not search.step(1 << 20):
@@ -69,11 +72,23 @@ def make_search(problem, config):
     kind, omega = KINDS[config["objective"]], float(config.get("cost_weight", 1.0))
     theta = float(config.get("pauc_theta", 1.0)) if kind == rk.PAUC else 1.0
     upper = float(rk.tree_loss(kind, np.array([pos]), np.array([neg]), pos, neg, omega, theta))
-    leaf = Tree(feature=[LEAF], left=[LEAF], right=[LEAF], prediction=[int(omega * pos > neg)], counts=[[neg, pos]],
-                features=problem.features, classes=problem.classes, score=[pos / (pos + neg)])
-    return DeferredSearch(lambda: RankSearch(problem, config), leaf, upper + float(config["regularization"]),
-                          initial_budget=RankSearch.initial_budget,
-                          progress_keys=("queue_size", "tree_cache_size", "leaf_cache_size"))
+    leaf = Tree(
+        feature=[LEAF],
+        left=[LEAF],
+        right=[LEAF],
+        prediction=[int(omega * pos > neg)],
+        counts=[[neg, pos]],
+        features=problem.features,
+        classes=problem.classes,
+        score=[pos / (pos + neg)],
+    )
+    return DeferredSearch(
+        lambda: RankSearch(problem, config),
+        leaf,
+        upper + float(config["regularization"]),
+        initial_budget=RankSearch.initial_budget,
+        progress_keys=("queue_size", "tree_cache_size", "leaf_cache_size"),
+    )
 
 
 class RankSearch:
@@ -97,9 +112,16 @@ class RankSearch:
         self.lam = float(config["regularization"])
         self.omega = float(config.get("cost_weight", 1.0))
         self.theta = float(config.get("pauc_theta", 1.0)) if self.kind == rk.PAUC else 1.0
-        self.switches = {name: bool(config.get(name, True)) for name in (
-            "use_hierarchical_bound", "use_lookahead_bound", "use_equivalent_points_bound",
-            "use_incremental_progress_bound", "use_leaf_permutation_bound")}
+        self.switches = {
+            name: bool(config.get(name, True))
+            for name in (
+                "use_hierarchical_bound",
+                "use_lookahead_bound",
+                "use_equivalent_points_bound",
+                "use_incremental_progress_bound",
+                "use_leaf_permutation_bound",
+            )
+        }
         points = prepare(problem)
         self.P, self.N = float(points.pos.sum()), float(points.neg.sum())
         if self.P <= 0 or self.N <= 0:
@@ -227,7 +249,7 @@ class RankSearch:
             for at, leaf in enumerate(leaves):
                 if not lv.can_split(leaf):
                     continue
-                others = leaves[:at] + leaves[at + 1:]
+                others = leaves[:at] + leaves[at + 1 :]
                 for f in lv.features(leaf):
                     ids = others + list(lv.split(leaf, f))
                     lp = np.array([lv.pos[i] for i in ids])
@@ -260,7 +282,7 @@ class RankSearch:
         """Return the fixed leaves and the leaves to split of a queue entry."""
         _, _, _, tree, mask, _ = entry
         ids, n_new = self.trees[tree]
-        old, new = ids[: len(ids) - n_new], ids[len(ids) - n_new:]
+        old, new = ids[: len(ids) - n_new], ids[len(ids) - n_new :]
         split = [leaf for b, leaf in enumerate(new) if (mask >> b) & 1]
         fixed = old + tuple(leaf for b, leaf in enumerate(new) if not (mask >> b) & 1)
         return fixed, split
@@ -298,8 +320,26 @@ class RankSearch:
         at_limit = lv.depth(leaf) + 1 >= lv.max_depth
         done0 = at_limit | (p0 <= 0) | (n0 <= 0)
         done1 = at_limit | (p1 <= 0) | (n1 <= 0)
-        losses = rk.prefix_losses(self.kind, kept[0], kept[1], chosen[0], chosen[1], rest[0], rest[1], p0, n0, done0,
-                                  p1, n1, done1, self.P, self.N, self.omega, self.theta, look)
+        losses = rk.prefix_losses(
+            self.kind,
+            kept[0],
+            kept[1],
+            chosen[0],
+            chosen[1],
+            rest[0],
+            rest[1],
+            p0,
+            n0,
+            done0,
+            p1,
+            n1,
+            done1,
+            self.P,
+            self.N,
+            self.omega,
+            self.theta,
+            look,
+        )
         return losses, done0, done1
 
     def _assignments(self, fixed, split):
@@ -343,8 +383,10 @@ class RankSearch:
                 continue
             pair = lv.split(leaf, int(feats[index]))
             now_kept, now_chosen = kept, chosen
-            for c, done, p, n in ((pair[0], done0[index], p0[index], n0[index]),
-                                  (pair[1], done1[index], p1[index], n1[index])):
+            for c, done, p, n in (
+                (pair[0], done0[index], p0[index], n0[index]),
+                (pair[1], done1[index], p1[index], n1[index]),
+            ):
                 if done:
                     now_kept = (np.append(now_kept[0], lv.pos[c]), np.append(now_kept[1], lv.neg[c]))
                 else:
@@ -372,8 +414,11 @@ class RankSearch:
             if objective < self.upper_bound:
                 tree = self._store(ids, len(kids))
                 self._improve(objective, tree)
-        split_idx = [n_old + b for b, leaf in enumerate(kids)
-                     if lv.can_split(leaf) and self._worth_splitting(lp, ln, n_old, n_old + b)]
+        split_idx = [
+            n_old + b
+            for b, leaf in enumerate(kids)
+            if lv.can_split(leaf) and self._worth_splitting(lp, ln, n_old, n_old + b)
+        ]
         if not split_idx:
             return
         bounds, rules = self._bounds(lp, ln, ids, split_idx, floor)
@@ -408,9 +453,26 @@ class RankSearch:
         rank_eq = s["use_equivalent_points_bound"] and self.kind != rk.F1
         # The equivalent points bound is at least the hierarchical one: when that already drops every
         # split set, the classes need not be gathered.
-        rk.entry_bounds(self.kind, lp, ln, split, minority, *no_classes, float(floor), self.upper_bound, self.lam,
-                        self.P, self.N, self.omega, self.theta, s["use_hierarchical_bound"], s["use_lookahead_bound"],
-                        s["use_equivalent_points_bound"] and not rank_eq, bounds, rules)
+        rk.entry_bounds(
+            self.kind,
+            lp,
+            ln,
+            split,
+            minority,
+            *no_classes,
+            float(floor),
+            self.upper_bound,
+            self.lam,
+            self.P,
+            self.N,
+            self.omega,
+            self.theta,
+            s["use_hierarchical_bound"],
+            s["use_lookahead_bound"],
+            s["use_equivalent_points_bound"] and not rank_eq,
+            bounds,
+            rules,
+        )
         if not rank_eq or not (rules[1:] == rk.KEPT).any():
             return bounds, rules
         parts = [lv.classes(ids[j]) for j in split_idx]
@@ -418,9 +480,28 @@ class RankSearch:
         cls_n = np.concatenate([n for _, n in parts])
         cls_start = np.zeros(k + 1, np.int64)
         cls_start[1:] = np.cumsum([len(p) for p, _ in parts])
-        rk.entry_bounds(self.kind, lp, ln, split, minority, cls_start, cls_p, cls_n, float(floor), self.upper_bound,
-                        self.lam, self.P, self.N, self.omega, self.theta, s["use_hierarchical_bound"],
-                        s["use_lookahead_bound"], True, bounds, rules)
+        rk.entry_bounds(
+            self.kind,
+            lp,
+            ln,
+            split,
+            minority,
+            cls_start,
+            cls_p,
+            cls_n,
+            float(floor),
+            self.upper_bound,
+            self.lam,
+            self.P,
+            self.N,
+            self.omega,
+            self.theta,
+            s["use_hierarchical_bound"],
+            s["use_lookahead_bound"],
+            True,
+            bounds,
+            rules,
+        )
         return bounds, rules
 
     def _store(self, ids, n_new):

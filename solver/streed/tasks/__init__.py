@@ -105,8 +105,14 @@ class Task:
         task can bound its subproblems by the much cheaper unconstrained search (scalar, similarity
         bound allowed: no constraint, and the linear leaf map is per-instance additive, App. B).
         """
-        return Task(name=f"{self.name}: first component", A=self.A, L=self.L[:, :1, :], caps=np.array([np.inf]),
-                    labels=self.labels, kind=self.kind)
+        return Task(
+            name=f"{self.name}: first component",
+            A=self.A,
+            L=self.L[:, :1, :],
+            caps=np.array([np.inf]),
+            labels=self.labels,
+            kind=self.kind,
+        )
 
     def leaf_values(self, sums):
         """Return the value of each leaf label for summed rows ``sums``: array (K, p)."""
@@ -173,7 +179,12 @@ def make_task(problem, config, **options):
     """Return the ``Task`` named by ``config["objective"]`` for ``problem``."""
     from solver.streed.tasks import accuracy, cost, f1, fairness, policy
 
-    makers = {"accuracy": accuracy.make, "cost_sensitive": cost.make, "f1": f1.make,
-              "demographic_parity": fairness.make, "equality_of_opportunity": fairness.make,
-              "policy": policy.make}
+    makers = {
+        "accuracy": accuracy.make,
+        "cost_sensitive": cost.make,
+        "f1": f1.make,
+        "demographic_parity": fairness.make,
+        "equality_of_opportunity": fairness.make,
+        "policy": policy.make,
+    }
     return makers[config["objective"]](problem, config, **options)

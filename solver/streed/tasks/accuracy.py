@@ -19,7 +19,11 @@ def make(problem, config):
     if not total > 0:
         raise ValueError("the sample weights sum to zero")
     return Task(
-        name="accuracy", A=one_hot(problem), L=L, caps=np.array([np.inf]), labels=list(problem.classes),
+        name="accuracy",
+        A=one_hot(problem),
+        L=L,
+        caps=np.array([np.inf]),
+        labels=list(problem.classes),
         objective=lambda v: float(v[0]) / total,
         describe=lambda v: {"misclassifications": float(v[0])},
     )

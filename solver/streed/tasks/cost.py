@@ -28,8 +28,10 @@ def parse_costs(text, classes):
     M = np.array(cost_rows(text))
     if M.shape[0] != len(classes):
         order = ", ".join(str(c) for c in classes)
-        raise ValueError(f"the misclassification costs have {M.shape[0]} rows but the label has {len(classes)} "
-                         f"classes; write one row per true class, in the order {order}")
+        raise ValueError(
+            f"the misclassification costs have {M.shape[0]} rows but the label has {len(classes)} "
+            f"classes; write one row per true class, in the order {order}"
+        )
     return M
 
 
@@ -53,8 +55,13 @@ def make(problem, config, costs=None, misclassification=None):
     if not total > 0:
         raise ValueError("the sample weights sum to zero")
     return Task(
-        name="cost_sensitive", A=one_hot(problem), L=L, caps=np.array([np.inf]), labels=list(problem.classes),
-        similarity=False, test_cost=costs,
+        name="cost_sensitive",
+        A=one_hot(problem),
+        L=L,
+        caps=np.array([np.inf]),
+        labels=list(problem.classes),
+        similarity=False,
+        test_cost=costs,
         objective=lambda v: float(v[0]) / total,
         describe=lambda v: {"cost": float(v[0])},
     )

@@ -32,7 +32,12 @@ def make(problem, config):
         return int(np.argmax(scores))
 
     return Task(
-        name="f1", A=A, L=L, caps=np.array([np.inf, np.inf]), labels=list(problem.classes), select=select,
+        name="f1",
+        A=A,
+        L=L,
+        caps=np.array([np.inf, np.inf]),
+        labels=list(problem.classes),
+        select=select,
         objective=lambda v: 1.0 - f1_score(v[0], v[1], positives),
         describe=lambda v: {"FN": float(v[0]), "FP": float(v[1]), "F1": f1_score(v[0], v[1], positives)},
     )

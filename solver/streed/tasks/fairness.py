@@ -38,20 +38,31 @@ def make(problem, config):
     A[:, 2] = counted & (group == 1)
     A[:, 3] = counted & (group == 0)
     L = np.zeros((2, 3, 4))
-    L[0, 0, 1] = 1.0                            # predict 0: positives are errors
-    L[0, 1, 3], L[0, 2, 2] = n_a, n_b           # G_a += |D_ā|/N(ā), G_ā += |D_a|/N(a)  (× N(a)N(ā))
-    L[1, 0, 0] = 1.0                            # predict 1: negatives are errors
-    L[1, 1, 2], L[1, 2, 3] = n_b, n_a           # G_a += |D_a|/N(a), G_ā += |D_ā|/N(ā)
+    L[0, 0, 1] = 1.0  # predict 0: positives are errors
+    L[0, 1, 3], L[0, 2, 2] = n_a, n_b  # G_a += |D_ā|/N(ā), G_ā += |D_a|/N(a)  (× N(a)N(ā))
+    L[1, 0, 0] = 1.0  # predict 1: negatives are errors
+    L[1, 1, 2], L[1, 2, 3] = n_b, n_a  # G_a += |D_a|/N(a), G_ā += |D_ā|/N(ā)
     scale = float(n_a * n_b)
     delta = float(config["delta"])
     cap = scale + math.floor(delta * scale + 1e-9)
     total = float(problem.n_samples)
 
     def describe(v):
-        return {"misclassifications": float(v[0]), "G_a": float(v[1]) / scale, "G_not_a": float(v[2]) / scale,
-                "discrimination": max(float(v[1]), float(v[2])) / scale - 1.0}
+        return {
+            "misclassifications": float(v[0]),
+            "G_a": float(v[1]) / scale,
+            "G_not_a": float(v[2]) / scale,
+            "discrimination": max(float(v[1]), float(v[2])) / scale - 1.0,
+        }
 
     return Task(
-        name=config["objective"], A=A, L=L, caps=np.array([np.inf, cap, cap]), labels=list(problem.classes),
-        similarity=False, root_scalar=True, objective=lambda v: float(v[0]) / total, describe=describe,
+        name=config["objective"],
+        A=A,
+        L=L,
+        caps=np.array([np.inf, cap, cap]),
+        labels=list(problem.classes),
+        similarity=False,
+        root_scalar=True,
+        objective=lambda v: float(v[0]) / total,
+        describe=describe,
     )

@@ -69,7 +69,12 @@ def make(problem, config, outcomes=None, propensity=None):
     capacity = config.get("capacity")
     if capacity is None:
         return Task(
-            name="policy", A=A, L=L, caps=np.array([np.inf]), labels=list(problem.treatments), kind="policy",
+            name="policy",
+            A=A,
+            L=L,
+            caps=np.array([np.inf]),
+            labels=list(problem.treatments),
+            kind="policy",
             objective=lambda v: (float(v[0]) + n * shift) / n,  # − mean policy value (lower is better)
             describe=lambda v: {"policy_value": -(float(v[0]) + n * shift)},
         )
@@ -93,8 +98,9 @@ def _with_capacity(problem, A, L, shift, capacity, reference=None):
         ref = names.index(reference)
     else:
         shown = ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
-        raise ValueError(f"the reference treatment {reference!r} is not a value of the treatment column "
-                         f"(its values: {shown})")
+        raise ValueError(
+            f"the reference treatment {reference!r} is not a value of the treatment column (its values: {shown})"
+        )
     A2 = np.hstack([A, np.ones((n, 1))])
     L2 = np.zeros((K, 2, A2.shape[1]))
     L2[:, 0, :K] = L[:, 0, :]
@@ -106,7 +112,14 @@ def _with_capacity(problem, A, L, shift, capacity, reference=None):
         return {"policy_value": -(float(v[0]) + n * shift), "treated_share": float(v[1]) / n}
 
     return Task(
-        name="policy", A=A2, L=L2, caps=np.array([np.inf, cap]), labels=list(problem.treatments), kind="policy",
-        similarity=False, root_scalar=True,
-        objective=lambda v: (float(v[0]) + n * shift) / n, describe=describe,
+        name="policy",
+        A=A2,
+        L=L2,
+        caps=np.array([np.inf, cap]),
+        labels=list(problem.treatments),
+        kind="policy",
+        similarity=False,
+        root_scalar=True,
+        objective=lambda v: (float(v[0]) + n * shift) / n,
+        describe=describe,
     )

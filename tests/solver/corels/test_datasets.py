@@ -14,8 +14,15 @@ from solver.problem import Problem
 from solver.testing import assert_bound_trace_valid
 from tests.solver.corels.test_exhaustive import POLICIES, SWITCHES, run_search
 
-SMALL = ("monk1.csv", "monk2.csv", "monk3.csv", "car-evaluation.csv", "tic-tac-toe.csv", "compas-corels-binary.csv",
-         "hypothyroid.csv")
+SMALL = (
+    "monk1.csv",
+    "monk2.csv",
+    "monk3.csv",
+    "car-evaluation.csv",
+    "tic-tac-toe.csv",
+    "compas-corels-binary.csv",
+    "hypothyroid.csv",
+)
 _cache = {}
 
 
@@ -162,8 +169,10 @@ def test_a_cancelled_run_stops_within_a_second():
 def test_the_regularization_path_is_monotone():
     # Spec §7.3.6: a larger λ never lowers R* nor lengthens the optimal list.
     problem = load("compas-corels-binary.csv")
-    results = [solve(problem, "corels", {"regularization": lam, "antecedents": "given"})
-               for lam in (0.0, 0.002, 0.005, 0.01, 0.02, 0.05)]
+    results = [
+        solve(problem, "corels", {"regularization": lam, "antecedents": "given"})
+        for lam in (0.0, 0.002, 0.005, 0.01, 0.02, 0.05)
+    ]
     objectives = [r.objective for r in results]
     lengths = [r.model.length for r in results]
     assert objectives == sorted(objectives)
@@ -177,7 +186,12 @@ def test_weights_other_than_equal_are_refused():
     from solver.api import ProblemError
 
     problem = load("monk1.csv")
-    weighted = Problem(X=problem.X, features=problem.features, y=problem.y, classes=problem.classes,
-                       sample_weight=np.linspace(1, 2, problem.n_samples))
+    weighted = Problem(
+        X=problem.X,
+        features=problem.features,
+        y=problem.y,
+        classes=problem.classes,
+        sample_weight=np.linspace(1, 2, problem.n_samples),
+    )
     with pytest.raises(ProblemError, match="no row weights"):
         solve(weighted, "corels", {"antecedents": "given"})

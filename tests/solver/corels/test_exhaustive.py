@@ -16,9 +16,17 @@ from solver.registry import get
 from solver.testing import assert_bound_trace_valid
 from tests.solver.corels.brute import best_rule_list
 
-SWITCHES = ("use_hierarchical_bound", "use_lookahead_bound", "use_length_bound", "use_minimum_support_bound",
-            "use_accurate_support_bound", "use_equivalent_points_bound", "use_permutation_map",
-            "use_captured_vector_map", "use_garbage_collection")
+SWITCHES = (
+    "use_hierarchical_bound",
+    "use_lookahead_bound",
+    "use_length_bound",
+    "use_minimum_support_bound",
+    "use_accurate_support_bound",
+    "use_equivalent_points_bound",
+    "use_permutation_map",
+    "use_captured_vector_map",
+    "use_garbage_collection",
+)
 POLICIES = ("lower_bound", "curiosity", "objective", "bfs", "dfs")
 LAMBDAS = (0.0, 0.001, 0.01, 0.02, 0.025, 0.05, 0.1, 1 / 12, 1 / 6, 0.2, 0.25, 1 / 3, 0.5, 0.75)
 
@@ -62,12 +70,12 @@ def switches(draw):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=tiny_data(max_antecedents=8), lam=st.sampled_from(LAMBDAS), config=switches(),
-       max_length=st.integers(1, 3))
+@given(data=tiny_data(max_antecedents=8), lam=st.sampled_from(LAMBDAS), config=switches(), max_length=st.integers(1, 3))
 def test_it_matches_brute_force_with_at_most_three_rules(data, lam, config, max_length):
     A, y = data
-    search = run_search(binary_problem(A, y), {"regularization": lam, "antecedents": "given",
-                                               "max_length": max_length, **config})
+    search = run_search(
+        binary_problem(A, y), {"regularization": lam, "antecedents": "given", "max_length": max_length, **config}
+    )
     lam_num, scale = exact_regularization(lam, len(y))
     best, prefix = best_rule_list(A, y, lam_num, scale, max_length)
     found = int(search.counters[K.BEST])
@@ -94,16 +102,38 @@ def test_it_matches_brute_force_over_every_length(data, lam, config):
 
 
 # The 12-row example of spec §7.1, with its exact optima (checked there by brute force).
-WORKED_A = np.array([[0, 1, 0, 1], [0, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1],
-                     [0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 0], [1, 1, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+WORKED_A = np.array(
+    [
+        [0, 1, 0, 1],
+        [0, 0, 1, 0],
+        [0, 1, 0, 1],
+        [0, 0, 1, 0],
+        [0, 0, 1, 1],
+        [1, 0, 0, 1],
+        [0, 1, 0, 0],
+        [1, 0, 1, 0],
+        [0, 0, 1, 0],
+        [1, 1, 1, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+    ]
+)
 WORKED_Y = np.array([1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0])
 
 
 def data_worked_example():
     """(λ, R* as a fraction, rule list antecedents or None when tied)."""
-    return [(0.0, Fraction(1, 12), None), (0.01, Fraction(31, 300), [2, 3]), (0.02, Fraction(37, 300), [2, 3]),
-            (0.05, Fraction(11, 60), [2, 3]), (0.1, Fraction(4, 15), [3]), (1 / 6, Fraction(1, 3), None),
-            (0.2, Fraction(1, 3), []), (0.25, Fraction(1, 3), []), (1 / 3, Fraction(1, 3), [])]
+    return [
+        (0.0, Fraction(1, 12), None),
+        (0.01, Fraction(31, 300), [2, 3]),
+        (0.02, Fraction(37, 300), [2, 3]),
+        (0.05, Fraction(11, 60), [2, 3]),
+        (0.1, Fraction(4, 15), [3]),
+        (1 / 6, Fraction(1, 3), None),
+        (0.2, Fraction(1, 3), []),
+        (0.25, Fraction(1, 3), []),
+        (1 / 3, Fraction(1, 3), []),
+    ]
 
 
 @pytest.mark.parametrize("lam,optimum,rules", data_worked_example())

@@ -62,9 +62,13 @@ def test_too_many_antecedents_is_a_plain_error():
 
 
 def test_mining_reads_text_columns_in_their_own_words():
-    table = Table({"sex": np.array(["male", "female", "male", "female"], dtype=object),
-                   "age": np.array([20.0, 30.0, 40.0, 50.0]),
-                   "y": np.array(["1", "0", "1", "0"], dtype=object)})
+    table = Table(
+        {
+            "sex": np.array(["male", "female", "male", "female"], dtype=object),
+            "age": np.array([20.0, 30.0, 40.0, 50.0]),
+            "y": np.array(["1", "0", "1", "0"], dtype=object),
+        }
+    )
     problem = make_problem(table, Roles(label="y"), "exact")
     mined = mine_problem(problem, min_support=0.2)
     texts = {predicates.text(p) for p in mined.features}

@@ -27,8 +27,10 @@ from tests.solver.corels.test_datasets import load
 from tests.solver.corels.test_exhaustive import WORKED_A, WORKED_Y, binary_problem
 
 
-@pytest.mark.parametrize("lam,expected", [(0.01, (1, 100)), (0.0025, (1, 400)), (0.0, (0, 1)), (1 / 6, (1, 6)),
-                                          (0.5, (1, 2)), (1e-05, (1, 100000))])
+@pytest.mark.parametrize(
+    "lam,expected",
+    [(0.01, (1, 100)), (0.0025, (1, 400)), (0.0, (0, 1)), (1 / 6, (1, 6)), (0.5, (1, 2)), (1e-05, (1, 100000))],
+)
 def test_regularization_is_read_as_an_exact_fraction(lam, expected):
     assert exact_regularization(lam, 6489) == expected
 
@@ -67,7 +69,7 @@ def test_the_remaining_space_of_a_fresh_search_is_proposition_eight():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.5, 1e300, float('inf')]), min_size=1, max_size=60))
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.5, 1e300, float("inf")]), min_size=1, max_size=60))
 def test_the_heap_pops_by_key_then_first_in(keys):
     heap = make_heap(len(keys))
     for i, key in enumerate(keys):
@@ -191,8 +193,11 @@ def test_the_optimum_is_invariant_under_symmetries_of_the_data(seed, lam):
     best = Fraction(run_to_end(binary_problem(A, y), lam).upper_bound).limit_denominator(10**6)
     rows = rng.permutation(25)
     variants = [
-        (A[rows], y[rows]), (A[:, rng.permutation(5)], y), (np.vstack([A, A]), np.concatenate([y, y])),
-        (np.hstack([A, A[:, :1]]), y), (A, 1 - y),
+        (A[rows], y[rows]),
+        (A[:, rng.permutation(5)], y),
+        (np.vstack([A, A]), np.concatenate([y, y])),
+        (np.hstack([A, A[:, :1]]), y),
+        (A, 1 - y),
     ]
     for X, labels in variants:
         other = run_to_end(binary_problem(X, labels), lam).upper_bound

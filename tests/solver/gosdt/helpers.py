@@ -16,9 +16,13 @@ ADDITIVE = ("accuracy", "balanced_accuracy", "weighted_accuracy")
 def problem(X, y, weights=None, n_classes=2):
     """Return a classification ``Problem`` of a 0/1 matrix."""
     X = np.asarray(X, dtype=np.uint8)
-    return Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])],
-                   y=np.asarray(y, dtype=np.int64), classes=[str(c) for c in range(n_classes)],
-                   sample_weight=weights)
+    return Problem(
+        X=X,
+        features=[{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])],
+        y=np.asarray(y, dtype=np.int64),
+        classes=[str(c) for c in range(n_classes)],
+        sample_weight=weights,
+    )
 
 
 def shared(name):

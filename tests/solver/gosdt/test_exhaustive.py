@@ -24,8 +24,9 @@ def tiny(draw, n_classes=2, weighted=False):
 
 def check(p, objective, lam, depth, cost_weight=1.0):
     expected = brute_force(p, objective, lam, depth, cost_weight)
-    result = solve(p, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth,
-                                "cost_weight": cost_weight})
+    result = solve(
+        p, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth, "cost_weight": cost_weight}
+    )
     assert result.status == "optimal"
     assert abs(result.objective - expected) < 1e-12, (objective, lam, depth, result.objective, expected)
     assert result.lower_bound == result.objective
@@ -65,6 +66,5 @@ def test_it_matches_the_enumeration_of_every_tree(p, objective, lam, depth):
     weights = row_weights(p, objective, 2.0)
     cost = misclassification_leaf_cost(p.y, weights, lam)
     best = min(sum(cost(rows) for rows in leaves) for leaves in enumerate_trees(p.X, depth=depth))
-    result = solve(p, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth,
-                                "cost_weight": 2.0})
+    result = solve(p, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth, "cost_weight": 2.0})
     assert abs(result.objective - best) < 1e-12

@@ -23,8 +23,16 @@ def rows(*patterns):
 
 XOR = problem(*rows(((0, 0, 0), 2), ((0, 1, 1), 2), ((1, 0, 1), 2), ((1, 1, 0), 2)))
 D2 = problem(*rows(((1, 1, 1), 2), ((1, 0, 0), 2), ((0, 1, 0), 3), ((0, 0, 0), 3)))
-D3_COUNTS = {(0, 0, 0): (0, 6), (0, 0, 1): (1, 2), (0, 1, 0): (1, 1), (0, 1, 1): (2, 0),
-             (1, 0, 0): (0, 4), (1, 0, 1): (0, 1), (1, 1, 0): (3, 0), (1, 1, 1): (1, 1)}
+D3_COUNTS = {
+    (0, 0, 0): (0, 6),
+    (0, 0, 1): (1, 2),
+    (0, 1, 0): (1, 1),
+    (0, 1, 1): (2, 0),
+    (1, 0, 0): (0, 4),
+    (1, 0, 1): (0, 1),
+    (1, 1, 0): (3, 0),
+    (1, 1, 1): (1, 1),
+}
 D3 = problem(*rows(*[((*k, 1), v[0]) for k, v in D3_COUNTS.items()], *[((*k, 0), v[1]) for k, v in D3_COUNTS.items()]))
 
 
@@ -41,23 +49,36 @@ def test_xor_needs_a_non_greedy_search(lam, expected, leaves):
     assert abs(result.objective - expected) < 1e-12 and result.model.n_leaves == leaves
 
 
-@pytest.mark.parametrize("objective, lam, omega, expected, leaves", [
-    ("accuracy", 0.05, 1, Fraction(15, 100), 3), ("balanced_accuracy", 0.05, 1, Fraction(15, 100), 3),
-    ("weighted_accuracy", 0.05, 3, Fraction(15, 100), 3), ("weighted_accuracy", 0.05, 0.5, Fraction(15, 100), 3),
-    ("accuracy", 0.2, 1, Fraction(4, 10), 1), ("balanced_accuracy", 0.2, 1, Fraction(21, 40), 2),
-    ("weighted_accuracy", 0.2, 3, Fraction(19, 35), 2), ("weighted_accuracy", 0.2, 0.5, Fraction(14, 45), 1),
-])
+@pytest.mark.parametrize(
+    "objective, lam, omega, expected, leaves",
+    [
+        ("accuracy", 0.05, 1, Fraction(15, 100), 3),
+        ("balanced_accuracy", 0.05, 1, Fraction(15, 100), 3),
+        ("weighted_accuracy", 0.05, 3, Fraction(15, 100), 3),
+        ("weighted_accuracy", 0.05, 0.5, Fraction(15, 100), 3),
+        ("accuracy", 0.2, 1, Fraction(4, 10), 1),
+        ("balanced_accuracy", 0.2, 1, Fraction(21, 40), 2),
+        ("weighted_accuracy", 0.2, 3, Fraction(19, 35), 2),
+        ("weighted_accuracy", 0.2, 0.5, Fraction(14, 45), 1),
+    ],
+)
 def test_imbalanced_toy_set_d2(objective, lam, omega, expected, leaves):
     # Spec §7.2(b): balanced accuracy splits where accuracy keeps one leaf.
     result = run(D2, objective=objective, regularization=lam, cost_weight=omega)
     assert abs(result.objective - float(expected)) < 1e-12 and result.model.n_leaves == leaves
 
 
-@pytest.mark.parametrize("objective, lam, omega, expected", [
-    ("accuracy", 0.01, 1, Fraction(173, 1150)), ("accuracy", 0.03, 1, Fraction(219, 1150)),
-    ("balanced_accuracy", 0.01, 1, Fraction(179, 1200)), ("balanced_accuracy", 0.03, 1, Fraction(227, 1200)),
-    ("weighted_accuracy", 0.01, 3, Fraction(139, 975)), ("weighted_accuracy", 0.03, 3, Fraction(367, 1950)),
-])
+@pytest.mark.parametrize(
+    "objective, lam, omega, expected",
+    [
+        ("accuracy", 0.01, 1, Fraction(173, 1150)),
+        ("accuracy", 0.03, 1, Fraction(219, 1150)),
+        ("balanced_accuracy", 0.01, 1, Fraction(179, 1200)),
+        ("balanced_accuracy", 0.03, 1, Fraction(227, 1200)),
+        ("weighted_accuracy", 0.01, 3, Fraction(139, 975)),
+        ("weighted_accuracy", 0.03, 3, Fraction(367, 1950)),
+    ],
+)
 def test_three_objectives_on_d3(objective, lam, omega, expected):
     # Spec §7.2(c), found there by enumerating all 244 trees.
     result = run(D3, objective=objective, regularization=lam, cost_weight=omega)
@@ -73,8 +94,10 @@ def test_d3_root_bounds_and_the_tight_start():
     assert abs(search.graph.ub[search.root] - (0.01 + 8 / 23)) < 1e-15
     search = DPBSearch(D3, ALGORITHM.clean({"regularization": 0.01, "use_lookahead_bound": False}))
     assert abs(search.graph.lb[search.root] - (0.01 + 3 / 23)) < 1e-15
-    search = DPBSearch(D3, ALGORITHM.clean({"regularization": 0.01, "use_lookahead_bound": False,
-                                            "use_equivalent_points_bound": False}))
+    search = DPBSearch(
+        D3,
+        ALGORITHM.clean({"regularization": 0.01, "use_lookahead_bound": False, "use_equivalent_points_bound": False}),
+    )
     assert abs(search.graph.lb[search.root] - 0.01) < 1e-15
 
 

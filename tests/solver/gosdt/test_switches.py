@@ -15,12 +15,13 @@ COMBOS = switch_combinations()
 def test_every_bound_has_a_switch_in_the_registry():
     names = {p.name for p in ALGORITHM.params if p.group == "bounds"}
     assert names == set(COMBOS[0])
-    assert len(COMBOS) == 2 ** 8
+    assert len(COMBOS) == 2**8
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(ADDITIVE), st.sampled_from((0.0, 0.01, 0.04)),
-       st.sampled_from((2, 3, None)))
+@given(
+    st.integers(0, 10**6), st.sampled_from(ADDITIVE), st.sampled_from((0.0, 0.01, 0.04)), st.sampled_from((2, 3, None))
+)
 def test_every_switch_combination_finds_the_brute_force_optimum(seed, objective, lam, depth):
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(6, 16)), int(rng.integers(2, 5))
@@ -30,8 +31,11 @@ def test_every_switch_combination_finds_the_brute_force_optimum(seed, objective,
     p = problem(X, y)
     expected = brute_force(p, objective, lam, depth, 2.0)
     for switches in COMBOS:
-        result = solve(p, "gosdt", {"objective": objective, "regularization": lam, "max_depth": depth,
-                                    "cost_weight": 2.0, **switches})
+        result = solve(
+            p,
+            "gosdt",
+            {"objective": objective, "regularization": lam, "max_depth": depth, "cost_weight": 2.0, **switches},
+        )
         assert result.status == "optimal", switches
         assert abs(result.objective - expected) < 1e-12, (switches, result.objective, expected)
 
@@ -41,8 +45,9 @@ def test_every_switch_combination_agrees_on_monk2(objective):
     p = shared("monk2")
     objectives = set()
     for switches in COMBOS:
-        result = solve(p, "gosdt", {"objective": objective, "regularization": 0.02, "max_depth": 3,
-                                    "cost_weight": 3.0, **switches})
+        result = solve(
+            p, "gosdt", {"objective": objective, "regularization": 0.02, "max_depth": 3, "cost_weight": 3.0, **switches}
+        )
         assert result.status == "optimal"
         assert_bound_trace_valid(result.trace, result.status)
         objectives.add(round(result.objective, 12))

@@ -9,15 +9,25 @@ from solver.problem import Problem
 from solver.roc import rank_loss
 from tests.oracles import enumerate_trees
 
-SWITCHES = ("use_hierarchical_bound", "use_lookahead_bound", "use_equivalent_points_bound",
-            "use_incremental_progress_bound", "use_leaf_permutation_bound")
+SWITCHES = (
+    "use_hierarchical_bound",
+    "use_lookahead_bound",
+    "use_equivalent_points_bound",
+    "use_incremental_progress_bound",
+    "use_leaf_permutation_bound",
+)
 
 
 def problem(X, y, weights=None):
     """Return a binary classification ``Problem`` of a 0/1 matrix."""
     X = np.asarray(X, dtype=np.uint8)
-    return Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])],
-                   y=np.asarray(y, dtype=np.int64), classes=["0", "1"], sample_weight=weights)
+    return Problem(
+        X=X,
+        features=[{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])],
+        y=np.asarray(y, dtype=np.int64),
+        classes=["0", "1"],
+        sample_weight=weights,
+    )
 
 
 def counts_problem(table):

@@ -27,8 +27,12 @@ def test_a_cancelled_run_keeps_a_valid_bound():
         calls.append(point)
         return len(calls) < 3
 
-    result = solve(shared("monk2"), "gosdt", {"objective": "auc", "regularization": 0.001, "max_depth": 4},
-                   on_progress=cancel_after_three)
+    result = solve(
+        shared("monk2"),
+        "gosdt",
+        {"objective": "auc", "regularization": 0.001, "max_depth": 4},
+        on_progress=cancel_after_three,
+    )
     assert result.status == "cancelled"
     assert result.lower_bound <= result.objective
     assert_bound_trace_valid(result.trace, result.status)

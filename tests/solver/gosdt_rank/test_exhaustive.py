@@ -39,16 +39,27 @@ def check_run(X, y, objective, lam, depth, omega=1.0, theta=1.0, weights=None):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10**6), st.integers(4, 30), st.sampled_from(SHAPES), st.sampled_from(LAMBDAS),
-       st.sampled_from((0.5, 0.3, 0.15)), st.sampled_from((0.5, 1.0, 2.0, 4.0)))
+@given(
+    st.integers(0, 10**6),
+    st.integers(4, 30),
+    st.sampled_from(SHAPES),
+    st.sampled_from(LAMBDAS),
+    st.sampled_from((0.5, 0.3, 0.15)),
+    st.sampled_from((0.5, 1.0, 2.0, 4.0)),
+)
 def test_f1_matches_exhaustive_search(seed, n, shape, lam, positive_rate, omega):
     X, y = random_data(seed, n, shape[0], positive_rate)
     check_run(X, y, "f1", lam, shape[1], omega=omega)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10**6), st.integers(4, 30), st.sampled_from(SHAPES), st.sampled_from(LAMBDAS),
-       st.sampled_from((0.5, 0.3, 0.15)))
+@given(
+    st.integers(0, 10**6),
+    st.integers(4, 30),
+    st.sampled_from(SHAPES),
+    st.sampled_from(LAMBDAS),
+    st.sampled_from((0.5, 0.3, 0.15)),
+)
 def test_auc_matches_exhaustive_search(seed, n, shape, lam, positive_rate):
     X, y = random_data(seed, n, shape[0], positive_rate)
     result = check_run(X, y, "auc", lam, shape[1])
@@ -59,16 +70,26 @@ def test_auc_matches_exhaustive_search(seed, n, shape, lam, positive_rate):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10**6), st.integers(4, 30), st.sampled_from(SHAPES), st.sampled_from(LAMBDAS),
-       st.sampled_from((0.5, 0.3, 0.15)), st.sampled_from((0.05, 0.1, 0.2, 0.5, 1.0)))
+@given(
+    st.integers(0, 10**6),
+    st.integers(4, 30),
+    st.sampled_from(SHAPES),
+    st.sampled_from(LAMBDAS),
+    st.sampled_from((0.5, 0.3, 0.15)),
+    st.sampled_from((0.05, 0.1, 0.2, 0.5, 1.0)),
+)
 def test_pauc_matches_exhaustive_search(seed, n, shape, lam, positive_rate, theta):
     X, y = random_data(seed, n, shape[0], positive_rate)
     check_run(X, y, "pauc", lam, shape[1], theta=theta)
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.integers(4, 25), st.sampled_from(("f1", "auc", "pauc")),
-       st.sampled_from((0.005, 0.02, 0.05)))
+@given(
+    st.integers(0, 10**6),
+    st.integers(4, 25),
+    st.sampled_from(("f1", "auc", "pauc")),
+    st.sampled_from((0.005, 0.02, 0.05)),
+)
 def test_it_matches_exhaustive_search_with_weights(seed, n, objective, lam):
     X, y = random_data(seed, n, 3, 0.3)
     weights = np.random.default_rng(seed).uniform(0.2, 3.0, size=n)

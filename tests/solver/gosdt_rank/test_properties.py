@@ -31,20 +31,25 @@ def test_auc_ignores_a_label_flip_and_pauc_at_theta_one_is_auc(seed, n):
     X, y = random_data(seed, n, 3, 0.3)
     auc = run(problem(X, y), objective="auc", regularization=0.01, max_depth=3).objective
     assert abs(run(problem(X, 1 - y), objective="auc", regularization=0.01, max_depth=3).objective - auc) < 1e-12
-    assert abs(run(problem(X, y), objective="pauc", pauc_theta=1.0, regularization=0.01, max_depth=3).objective
-               - auc) < 1e-12
+    assert (
+        abs(run(problem(X, y), objective="pauc", pauc_theta=1.0, regularization=0.01, max_depth=3).objective - auc)
+        < 1e-12
+    )
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 10**6), st.integers(8, 30), st.sampled_from(("f1", "auc", "pauc")))
 def test_the_optimum_grows_with_lambda_and_its_leaves_shrink(seed, n, objective):
     X, y = random_data(seed, n, 3, 0.3)
-    results = [run(problem(X, y), objective=objective, regularization=lam, max_depth=3, pauc_theta=0.2)
-               for lam in (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)]
+    results = [
+        run(problem(X, y), objective=objective, regularization=lam, max_depth=3, pauc_theta=0.2)
+        for lam in (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
+    ]
     values = [r.objective for r in results]
     assert all(b >= a - 1e-12 for a, b in zip(values, values[1:]))
-    assert all(r.model.n_leaves <= r.objective / lam + 1e-9 for r, lam in zip(results[1:], (0.005, 0.01, 0.02,
-                                                                                            0.05, 0.1)))
+    assert all(
+        r.model.n_leaves <= r.objective / lam + 1e-9 for r, lam in zip(results[1:], (0.005, 0.01, 0.02, 0.05, 0.1))
+    )
 
 
 def leaf_counts(rows, y):
@@ -95,6 +100,26 @@ def test_every_bound_is_below_the_best_completion(seed, n, objective, use_eq):
     cls_p = np.array([p for c in classes for p, _ in c], float)
     cls_n = np.array([q for c in classes for _, q in c], float)
     bounds, rules = np.empty(1 << len(split)), np.empty(1 << len(split), np.int64)
-    rk.entry_bounds(KINDS[objective], lp, ln, split, minority, cls_start, cls_p, cls_n, -np.inf, np.inf, lam,
-                    float(y.sum()), float(len(y) - y.sum()), omega, theta, True, True, use_eq, bounds, rules)
+    rk.entry_bounds(
+        KINDS[objective],
+        lp,
+        ln,
+        split,
+        minority,
+        cls_start,
+        cls_p,
+        cls_n,
+        -np.inf,
+        np.inf,
+        lam,
+        float(y.sum()),
+        float(len(y) - y.sum()),
+        omega,
+        theta,
+        True,
+        True,
+        use_eq,
+        bounds,
+        rules,
+    )
     assert bounds[-1] <= best + 1e-12, (bounds[-1], best)

@@ -37,8 +37,7 @@ def test_every_switch_combination_gives_the_same_optimum(objective, extra, seed,
     reference, _ = solve_directly(p, objective=objective, regularization=lam, max_depth=3, **extra)
     for values in itertools.product((True, False), repeat=len(SWITCHES)):
         switches = dict(zip(SWITCHES, values))
-        search, outcome = solve_directly(p, objective=objective, regularization=lam, max_depth=3, **extra,
-                                         **switches)
+        search, outcome = solve_directly(p, objective=objective, regularization=lam, max_depth=3, **extra, **switches)
         setup = ", ".join(f"{k}={v}" for k, v in switches.items() if not v) or "all bounds on"
         assert outcome.status == "optimal", setup
         assert abs(search.upper_bound - reference.upper_bound) < 1e-12, f"{setup}: {search.upper_bound}"
@@ -96,7 +95,8 @@ def test_the_incremental_progress_bounds_the_gain_in_every_refinement(seed):
             lp, ln = np.array(parts_p, float), np.array(parts_n, float)
             at = n_old
             merged = rk.tree_loss(kind, lp, ln, P, N, omega, 1.0)
-            pure = rk.tree_loss(kind, np.r_[np.delete(lp, at), lp[at], 0.0], np.r_[np.delete(ln, at), 0.0, ln[at]],
-                                P, N, omega, 1.0)
+            pure = rk.tree_loss(
+                kind, np.r_[np.delete(lp, at), lp[at], 0.0], np.r_[np.delete(ln, at), 0.0, ln[at]], P, N, omega, 1.0
+            )
             assert merged - pure <= tau + 1e-12, (kind, merged - pure, tau)
     assert f1_loss(1.0, 1.0, 4.0) == pytest.approx(0.25)

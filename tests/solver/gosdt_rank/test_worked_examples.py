@@ -8,8 +8,16 @@ from solver.gosdt.rank import kernels as rk
 from solver.roc import auc_ch, f1_tree_loss, hull_points, pauc_ch
 from tests.solver.gosdt_rank.helpers import counts_problem, leaf_counts, run
 
-D3 = {"000": (0, 6), "001": (1, 2), "010": (1, 1), "011": (2, 0),
-      "100": (0, 4), "101": (0, 1), "110": (3, 0), "111": (1, 1)}
+D3 = {
+    "000": (0, 6),
+    "001": (1, 2),
+    "010": (1, 1),
+    "011": (2, 0),
+    "100": (0, 4),
+    "101": (0, 1),
+    "110": (3, 0),
+    "111": (1, 1),
+}
 
 # Spec §7.2 (c): optimal objectives on D3 (N = 23, N⁺ = 8), found there by enumerating all 244 trees.
 D3_OPTIMA = [
@@ -62,8 +70,28 @@ def test_equation_4_on_the_spec_example():
     # Fixed {(3,1), (0,4)}, split leaf {(1,1)}: b = 1/16 + 3λ (no lookahead).
     lam = 0.01
     bounds, rules = np.empty(2), np.empty(2, np.int64)
-    rk.entry_bounds(rk.AUC, POS, NEG, np.array([1]), np.zeros(1), np.zeros(2, np.int64), np.zeros(0), np.zeros(0),
-                    -np.inf, np.inf, lam, 4.0, 6.0, 1.0, 1.0, True, False, False, bounds, rules)
+    rk.entry_bounds(
+        rk.AUC,
+        POS,
+        NEG,
+        np.array([1]),
+        np.zeros(1),
+        np.zeros(2, np.int64),
+        np.zeros(0),
+        np.zeros(0),
+        -np.inf,
+        np.inf,
+        lam,
+        4.0,
+        6.0,
+        1.0,
+        1.0,
+        True,
+        False,
+        False,
+        bounds,
+        rules,
+    )
     assert bounds[1] == pytest.approx(1 / 16 + 3 * lam, abs=1e-15)
     assert rules[1] == rk.KEPT
 
@@ -75,8 +103,28 @@ def test_the_safe_f_score_equivalent_points_bound_on_the_spec_counterexample():
     assert true_loss == pytest.approx(11 / 211, abs=1e-15)
     assert rk.f1_loss(0.0, 10.0, 100.0) > true_loss  # the paper's componentwise form would cut this tree
     bounds, rules = np.empty(2), np.empty(2, np.int64)
-    rk.entry_bounds(rk.F1, pos, neg, np.array([0]), np.array([10.0]), np.zeros(2, np.int64), np.zeros(0),
-                    np.zeros(0), -np.inf, np.inf, 0.0, 100.0, 100.0, 1.0, 1.0, True, False, True, bounds, rules)
+    rk.entry_bounds(
+        rk.F1,
+        pos,
+        neg,
+        np.array([0]),
+        np.array([10.0]),
+        np.zeros(2, np.int64),
+        np.zeros(0),
+        np.zeros(0),
+        -np.inf,
+        np.inf,
+        0.0,
+        100.0,
+        100.0,
+        1.0,
+        1.0,
+        True,
+        False,
+        True,
+        bounds,
+        rules,
+    )
     assert bounds[1] == pytest.approx(10 / 210, abs=1e-15)
     assert bounds[1] <= true_loss
 

@@ -45,8 +45,11 @@ def test_ranks_give_back_every_binary_feature(case):
     assert np.array_equal(feature_support(problem), expected.sum(axis=0))
     # A numeric column's cuts are one family; a declared order is one family.
     thresholds = [p for p in problem.features if p["kind"] == "threshold" and p["column"] == "a"]
-    sizes = {problem.features[a]["column"]: b - a for a, b in families(problem.features)
-             if problem.features[a]["kind"] in ("threshold", "ordinal")}
+    sizes = {
+        problem.features[a]["column"]: b - a
+        for a, b in families(problem.features)
+        if problem.features[a]["kind"] in ("threshold", "ordinal")
+    }
     assert sizes.get("a", 0) == (len(thresholds) if len(thresholds) > 1 else sizes.get("a", 0))
 
 
@@ -67,8 +70,10 @@ def test_a_large_problem_is_solved_without_building_its_binary_matrix(monkeypatc
     label = np.where(x1 + 0.5 * x2 > 0.2, "yes", "no").astype(object)
     problem = make_problem(Table({"x1": x1, "x2": x2, "label": label}), Roles(label="label"))
     assert not problem.has_binary and problem.n_samples == n and problem.n_features == 2 * (n - 1)
-    for algorithm, params in (("streed", {"max_depth": 2, "threshold_search": "ordered"}),
-                              ("gosdt", {"max_depth": 2, "regularization": 0.001, "threshold_search": "ordered"})):
+    for algorithm, params in (
+        ("streed", {"max_depth": 2, "threshold_search": "ordered"}),
+        ("gosdt", {"max_depth": 2, "regularization": 0.001, "threshold_search": "ordered"}),
+    ):
         result = solve(problem, algorithm, params, Limits(time_limit=60))
         assert result.status == "optimal"
         assert 0.8 < result.metrics["accuracy"] <= 1.0

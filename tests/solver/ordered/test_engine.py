@@ -20,7 +20,7 @@ def check(rank, cost, depth, nodes=None, cc=0.0, min_leaf=1, **switches):
     tree = engine.tree()
     assert engine.best[0] == pytest.approx(expected, abs=1e-9), (depth, nodes, cc, min_leaf, switches, tree)
     assert tree_cost(tree, np.asarray(rank), np.asarray(cost, dtype=float), cc) == pytest.approx(engine.best[0])
-    assert shape(tree)[0] <= depth and shape(tree)[1] <= (nodes if nodes is not None else 2 ** depth)
+    assert shape(tree)[0] <= depth and shape(tree)[1] <= (nodes if nodes is not None else 2**depth)
     assert engine.lower_bound == engine.upper_bound == engine.best[0]
     return engine
 
@@ -39,8 +39,9 @@ def tiny(draw):
     F = draw(st.integers(1, 3))
     N = draw(st.integers(1, 16))
     values = draw(st.integers(1, 6))  # few distinct values: ties and repeated rows
-    rank = np.array(draw(st.lists(st.lists(st.integers(0, values - 1), min_size=N, max_size=N), min_size=F,
-                                  max_size=F)))
+    rank = np.array(
+        draw(st.lists(st.lists(st.integers(0, values - 1), min_size=N, max_size=N), min_size=F, max_size=F))
+    )
     K = draw(st.integers(2, 3))
     y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=N, max_size=N)))
     kind = draw(st.sampled_from(["accuracy", "weighted", "costs"]))
@@ -50,9 +51,10 @@ def tiny(draw):
         weight = np.array(draw(st.lists(st.integers(0, 4), min_size=N, max_size=N)), dtype=float) / 2
         cost = (1.0 - np.eye(K)[y]) * weight[:, None]
     else:
-        cost = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=K, max_size=K), min_size=N,
-                                      max_size=N)), dtype=float)
-    nodes = draw(st.one_of(st.none(), st.integers(0, 2 ** depth - 1)))
+        cost = np.array(
+            draw(st.lists(st.lists(st.integers(0, 3), min_size=K, max_size=K), min_size=N, max_size=N)), dtype=float
+        )
+    nodes = draw(st.one_of(st.none(), st.integers(0, 2**depth - 1)))
     cc = draw(st.sampled_from([0.0, 0.0, 0.5, 1.0, 1.5]))
     min_leaf = draw(st.sampled_from([1, 1, 1, 2]))
     switches = {name: draw(st.booleans()) for name in SWITCHES}
@@ -82,11 +84,21 @@ def test_every_switch_combination_gives_the_same_optimum():
 EXAMPLE_A = (np.array([[1, 1, 2, 2, 3, 3, 4, 4], [3, 1, 2, 2, 1, 3, 2, 3]]), np.array([0, 1, 0, 1, 1, 2, 2, 2]))
 
 
-@pytest.mark.parametrize(("depth", "cc", "expected"), [
-    (0, 0, 5), (1, 0, 3), (2, 0, 1), (3, 0, 1),
-    (0, 1, 5), (1, 1, 4), (2, 1, 3), (3, 1, 3),
-    (2, 2, 5), (3, 2, 5),
-])
+@pytest.mark.parametrize(
+    ("depth", "cc", "expected"),
+    [
+        (0, 0, 5),
+        (1, 0, 3),
+        (2, 0, 1),
+        (3, 0, 1),
+        (0, 1, 5),
+        (1, 1, 4),
+        (2, 1, 3),
+        (3, 1, 3),
+        (2, 2, 5),
+        (3, 2, 5),
+    ],
+)
 def test_example_a(depth, cc, expected):
     # Check the spec's hand-checked optima by depth and node cost (§9.1).
     rank, y = EXAMPLE_A

@@ -24,8 +24,9 @@ def numeric(draw, classes=2, roles=("label",)):
     # A tiny raw table: numeric columns with few distinct values (ties), a label, optional weights and roles.
     n = draw(st.integers(4, 12))
     k = draw(st.integers(1, 3))
-    columns = {f"x{j}": np.array(draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=float) / 2
-               for j in range(k)}
+    columns = {
+        f"x{j}": np.array(draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=float) / 2 for j in range(k)
+    }
     columns["x0"][:2] = [0.0, 2.5]  # not constant
     y = draw(st.lists(st.integers(0, classes - 1), min_size=n, max_size=n))
     y[:classes] = list(range(classes))
@@ -61,20 +62,36 @@ def streed_check(problem, params, expect_ordered):
     assert (type(search).__name__ == "OrderedSTreeDSearch") == expect_ordered
     result = solve(problem, "streed", params)
     task = search.task
-    best = ordered_oracle.best(problem.ordered_columns().rank, task.A @ task.L[:, 0, :].T, config["max_depth"],
-                               config["max_nodes"], 0.0, config["min_samples_leaf"])
+    best = ordered_oracle.best(
+        problem.ordered_columns().rank,
+        task.A @ task.L[:, 0, :].T,
+        config["max_depth"],
+        config["max_nodes"],
+        0.0,
+        config["min_samples_leaf"],
+    )
     assert result.status == "optimal"
     assert result.objective == pytest.approx(task.objective(np.array([best])), abs=1e-9), params
     return result
 
 
 @settings(max_examples=80, deadline=None)
-@given(numeric(classes=3, roles=("label", "weight")), DEPTH, NODES, st.sampled_from([1, 1, 2]),
-       st.sampled_from(["ordered", "binary"]))
+@given(
+    numeric(classes=3, roles=("label", "weight")),
+    DEPTH,
+    NODES,
+    st.sampled_from([1, 1, 2]),
+    st.sampled_from(["ordered", "binary"]),
+)
 def test_accuracy_with_classes_and_weights(problem, depth, nodes, min_leaf, search):
     # Check multi-class weighted accuracy on numeric columns, by the ordered and the 0/1 search.
-    params = {"objective": "accuracy", "max_depth": depth, "max_nodes": nodes, "min_samples_leaf": min_leaf,
-              "threshold_search": search}
+    params = {
+        "objective": "accuracy",
+        "max_depth": depth,
+        "max_nodes": nodes,
+        "min_samples_leaf": min_leaf,
+        "threshold_search": search,
+    }
     streed_check(problem, params, search == "ordered")
 
 
@@ -82,9 +99,14 @@ def test_accuracy_with_classes_and_weights(problem, depth, nodes, min_leaf, sear
 @given(numeric(classes=3), DEPTH, NODES, st.lists(st.integers(0, 4), min_size=9, max_size=9))
 def test_misclassification_costs(problem, depth, nodes, costs):
     # Check a cost table (true class by row) on numeric columns.
-    text = "; ".join(" ".join(str(c) for c in costs[3 * i:3 * i + 3]) for i in range(3))
-    params = {"objective": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, "misclassification_costs": text,
-              "threshold_search": "ordered"}
+    text = "; ".join(" ".join(str(c) for c in costs[3 * i : 3 * i + 3]) for i in range(3))
+    params = {
+        "objective": "cost_sensitive",
+        "max_depth": depth,
+        "max_nodes": nodes,
+        "misclassification_costs": text,
+        "threshold_search": "ordered",
+    }
     streed_check(problem, params, True)
 
 
@@ -108,8 +130,12 @@ def test_f1_front_on_numeric_columns(problem, depth):
 
 
 @settings(max_examples=40, deadline=None)
-@given(numeric(roles=("label", "group")), st.integers(1, 2),
-       st.sampled_from(["demographic_parity", "equality_of_opportunity"]), st.sampled_from([0.1, 0.3, 1.0]))
+@given(
+    numeric(roles=("label", "group")),
+    st.integers(1, 2),
+    st.sampled_from(["demographic_parity", "equality_of_opportunity"]),
+    st.sampled_from([0.1, 0.3, 1.0]),
+)
 def test_fairness_constraints_on_numeric_columns(problem, depth, task, delta):
     # Check fewest errors under a fairness constraint on numeric columns against brute force.
     params = {"objective": task, "max_depth": depth, "delta": delta}
@@ -124,12 +150,22 @@ def test_fairness_constraints_on_numeric_columns(problem, depth, task, delta):
 
 
 @settings(max_examples=80, deadline=None)
-@given(numeric(roles=("label", "weight")), st.sampled_from(ADDITIVE), st.sampled_from([0.0, 0.01, 0.05, 0.2]),
-       st.sampled_from([1, 2, 3, None]), st.sampled_from([0.5, 2.0]))
+@given(
+    numeric(roles=("label", "weight")),
+    st.sampled_from(ADDITIVE),
+    st.sampled_from([0.0, 0.01, 0.05, 0.2]),
+    st.sampled_from([1, 2, 3, None]),
+    st.sampled_from([0.5, 2.0]),
+)
 def test_gosdt_additive_objectives(problem, objective, lam, depth, cost_weight):
     # Check GOSDT's additive objectives with λ and an optional depth limit on numeric columns (ordered search).
-    params = {"objective": objective, "regularization": lam, "max_depth": depth, "cost_weight": cost_weight,
-              "threshold_search": "ordered"}
+    params = {
+        "objective": objective,
+        "regularization": lam,
+        "max_depth": depth,
+        "cost_weight": cost_weight,
+        "threshold_search": "ordered",
+    }
     result = solve(problem, "gosdt", params)
     expected = brute_force(problem, objective, lam, depth, cost_weight)
     assert result.status == "optimal"

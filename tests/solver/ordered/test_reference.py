@@ -19,10 +19,21 @@ from solver.data.binarize import Roles, make_problem
 from solver.data.table import Table
 
 CERTIFIED = {  # (file, depth) -> certified optimal misclassifications
-    ("bank", 2): 82, ("raisin", 2): 91,
-    ("bank", 3): 19, ("raisin", 3): 76, ("rice", 3): 189, ("wilt", 3): 18, ("occupancy", 3): 47,
-    ("segment", 3): 208, ("page", 3): 125, ("eeg", 3): 3495,
-    ("bank", 4): 0, ("wilt", 4): 2, ("occupancy", 4): 26, ("segment", 4): 76, ("page", 4): 91,
+    ("bank", 2): 82,
+    ("raisin", 2): 91,
+    ("bank", 3): 19,
+    ("raisin", 3): 76,
+    ("rice", 3): 189,
+    ("wilt", 3): 18,
+    ("occupancy", 3): 47,
+    ("segment", 3): 208,
+    ("page", 3): 125,
+    ("eeg", 3): 3495,
+    ("bank", 4): 0,
+    ("wilt", 4): 2,
+    ("occupancy", 4): 26,
+    ("segment", 4): 76,
+    ("page", 4): 91,
 }
 MERGED = ("segment", "wilt", "occupancy")  # the reference's quantisation merges values here
 SLOW = {("rice", 3), ("eeg", 3), ("occupancy", 4), ("segment", 4), ("page", 4)}
@@ -70,8 +81,9 @@ def contree_errors(X, y, depth):
     return int((model.predict(pd.DataFrame(X)) != y).sum())
 
 
-CASES = [pytest.param(name, depth, marks=[pytest.mark.slow] if (name, depth) in SLOW else [])
-         for name, depth in CERTIFIED]
+CASES = [
+    pytest.param(name, depth, marks=[pytest.mark.slow] if (name, depth) in SLOW else []) for name, depth in CERTIFIED
+]
 
 
 @pytest.mark.parametrize(("name", "depth"), CASES)
@@ -103,10 +115,22 @@ def test_same_optimum_as_pycontree_on_subsamples(name, depth):
         assert our_errors(sub, labels, depth) <= reference
 
 
-AGREEMENT = [("bank", "exact", 2), ("raisin", "exact", 2), ("bank", "quantile:64", 3), ("wilt", "quantile:16", 3),
-             ("segment", "quantile:8", 3), ("page", "quantile:8", 3), ("eeg", "quantile:4", 2),
-             ("monk1", "none", 4), ("monk2", "none", 3), ("monk3", "none", 4), ("tic-tac-toe", "none", 3),
-             ("car-evaluation", "none", 3), ("compas-osdt-binary", "none", 3), ("hypothyroid", "none", 3)]
+AGREEMENT = [
+    ("bank", "exact", 2),
+    ("raisin", "exact", 2),
+    ("bank", "quantile:64", 3),
+    ("wilt", "quantile:16", 3),
+    ("segment", "quantile:8", 3),
+    ("page", "quantile:8", 3),
+    ("eeg", "quantile:4", 2),
+    ("monk1", "none", 4),
+    ("monk2", "none", 3),
+    ("monk3", "none", 4),
+    ("tic-tac-toe", "none", 3),
+    ("car-evaluation", "none", 3),
+    ("compas-osdt-binary", "none", 3),
+    ("hypothyroid", "none", 3),
+]
 
 
 @pytest.mark.parametrize(("name", "method", "depth"), AGREEMENT)
@@ -115,7 +139,9 @@ def test_ordered_and_binary_searches_agree(name, method, depth):
     # the shared numeric and binary files where both finish.
     table = read_file(shared_dataset(f"{name}.csv"))
     problem = make_problem(table, Roles(label=table.names[-1]), method)
-    values = {search: solve(problem, "streed", {"max_depth": depth, "threshold_search": search}, Limits(600))
-              for search in ("ordered", "binary")}
+    values = {
+        search: solve(problem, "streed", {"max_depth": depth, "threshold_search": search}, Limits(600))
+        for search in ("ordered", "binary")
+    }
     assert all(r.status == "optimal" for r in values.values())
     assert values["ordered"].objective == pytest.approx(values["binary"].objective, abs=1e-12)

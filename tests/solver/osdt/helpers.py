@@ -7,16 +7,30 @@ from solver import Limits, solve
 from solver.data import Roles, make_problem, read_file
 from solver.problem import Problem
 
-SWITCHES = ("use_hierarchical_bound", "use_lookahead_bound", "use_equivalent_points_bound", "use_support_bound",
-            "use_incremental_accuracy_bound", "use_leaf_accuracy_bound", "use_leaf_count_bound",
-            "use_prefix_leaf_count_bound", "use_permutation_map", "use_similar_support")
+SWITCHES = (
+    "use_hierarchical_bound",
+    "use_lookahead_bound",
+    "use_equivalent_points_bound",
+    "use_support_bound",
+    "use_incremental_accuracy_bound",
+    "use_leaf_accuracy_bound",
+    "use_leaf_count_bound",
+    "use_prefix_leaf_count_bound",
+    "use_permutation_map",
+    "use_similar_support",
+)
 
 
 def problem(X, y, weights=None):
     """Return a binary classification ``Problem`` of a 0/1 matrix."""
     X = np.asarray(X, dtype=np.uint8)
-    return Problem(X=X, features=[{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])],
-                   y=np.asarray(y, dtype=np.int64), classes=["0", "1"], sample_weight=weights)
+    return Problem(
+        X=X,
+        features=[{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])],
+        y=np.asarray(y, dtype=np.int64),
+        classes=["0", "1"],
+        sample_weight=weights,
+    )
 
 
 def shared(name):

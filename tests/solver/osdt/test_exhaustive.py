@@ -37,8 +37,15 @@ def assert_optimal_tree_properties(model, p, lam):
 
 
 @settings(max_examples=70, deadline=None)
-@given(st.integers(0, 10**6), st.integers(4, 40), st.integers(1, 4), st.sampled_from(LAMBDAS),
-       st.sampled_from(("curiosity", "lower_bound", "objective", "bfs", "dfs")), st.booleans(), st.booleans())
+@given(
+    st.integers(0, 10**6),
+    st.integers(4, 40),
+    st.integers(1, 4),
+    st.sampled_from(LAMBDAS),
+    st.sampled_from(("curiosity", "lower_bound", "objective", "bfs", "dfs")),
+    st.booleans(),
+    st.booleans(),
+)
 def test_it_matches_exhaustive_search(seed, n, m, lam, policy, warm_start, prune_when_queued):
     X, y = random_data(seed, n, m, noise=0.25)
     p = problem(X, y)

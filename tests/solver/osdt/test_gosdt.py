@@ -21,8 +21,16 @@ def gosdt_objective(X, y, lam):
 
 # Every shared binary dataset and paper λ that both solvers prove within seconds.
 SHARED = [("compas-osdt-binary", lam) for lam in (0.025, 0.01, 0.007, 0.005)] + [
-    ("monk1", 0.1), ("monk1", 0.05), ("monk1", 0.025), ("monk2", 0.1), ("monk3", 0.1), ("monk3", 0.025),
-    ("car-evaluation", 0.1), ("car-evaluation", 0.05), ("car-evaluation", 0.025), ("tic-tac-toe", 0.1),
+    ("monk1", 0.1),
+    ("monk1", 0.05),
+    ("monk1", 0.025),
+    ("monk2", 0.1),
+    ("monk3", 0.1),
+    ("monk3", 0.025),
+    ("car-evaluation", 0.1),
+    ("car-evaluation", 0.05),
+    ("car-evaluation", 0.025),
+    ("tic-tac-toe", 0.1),
     ("tic-tac-toe", 0.05),
 ]
 

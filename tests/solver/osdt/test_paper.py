@@ -61,19 +61,28 @@ def test_no_tree_beats_the_equivalent_points_ceiling_on_compas():
     assert round(prepared.minority / prepared.total, 5) == 0.32257
 
 
-@pytest.mark.parametrize("switches, warm_start, policy, nodes, nodes_to_optimum", [
-    ({}, True, "curiosity", 232_402, 16_001),                                   # Table 2, all bounds
-    ({"use_support_bound": False}, True, "curiosity", 279_763, 18_880),          # Table 2, no support bound
-    ({"use_incremental_accuracy_bound": False}, True, "curiosity", 546_402, 21_686),  # Table 2
-    ({"use_leaf_accuracy_bound": False}, True, "curiosity", 475_691, 19_676),    # Table 2, no accuracy bound
-    ({}, False, "curiosity", 241_306, 18_195),                                  # spec §6.3, cold start
-    ({}, False, "objective", 635_449, None),                                    # spec §6.2
-    ({}, False, "lower_bound", 1_714_011, None),                                # spec §6.2
-])
+@pytest.mark.parametrize(
+    "switches, warm_start, policy, nodes, nodes_to_optimum",
+    [
+        ({}, True, "curiosity", 232_402, 16_001),  # Table 2, all bounds
+        ({"use_support_bound": False}, True, "curiosity", 279_763, 18_880),  # Table 2, no support bound
+        ({"use_incremental_accuracy_bound": False}, True, "curiosity", 546_402, 21_686),  # Table 2
+        ({"use_leaf_accuracy_bound": False}, True, "curiosity", 475_691, 19_676),  # Table 2, no accuracy bound
+        ({}, False, "curiosity", 241_306, 18_195),  # spec §6.3, cold start
+        ({}, False, "objective", 635_449, None),  # spec §6.2
+        ({}, False, "lower_bound", 1_714_011, None),  # spec §6.2
+    ],
+)
 def test_it_reproduces_the_papers_tree_counts_on_compas(switches, warm_start, policy, nodes, nodes_to_optimum):
     # The counts of Table 2 (Appendix I) and of the authors' code, replayed in its queue order.
-    result = run(shared("compas-osdt-binary"), regularization=0.005, prune_when_queued=False, warm_start=warm_start,
-                 policy=policy, **switches)
+    result = run(
+        shared("compas-osdt-binary"),
+        regularization=0.005,
+        prune_when_queued=False,
+        warm_start=warm_start,
+        policy=policy,
+        **switches,
+    )
     assert abs(result.objective - 0.355969) < 1e-6
     assert result.stats["nodes"] == nodes
     if nodes_to_optimum is not None:

@@ -35,8 +35,9 @@ def test_every_switch_combination_gives_the_same_optimum(case):
     reference, _ = solve_directly(p, regularization=lam)
     for i, values in enumerate(itertools.product((True, False), repeat=len(SWITCHES))):
         switches = dict(zip(SWITCHES, values))
-        search, outcome = solve_directly(p, regularization=lam, prune_when_queued=bool(i % 2), warm_start=i % 3 == 0,
-                                         **switches)
+        search, outcome = solve_directly(
+            p, regularization=lam, prune_when_queued=bool(i % 2), warm_start=i % 3 == 0, **switches
+        )
         setup = ", ".join(f"{k}={v}" for k, v in switches.items() if not v) or "all bounds on"
         assert outcome.status == "optimal", setup
         assert abs(search.upper_bound - reference.upper_bound) < 1e-12, f"{setup}: {search.upper_bound}"
@@ -55,17 +56,22 @@ def test_sampled_switch_combinations_agree_on_four_features():
     others = [s for s in SWITCHES if s != "use_lookahead_bound"]
     for values in rng.integers(0, 2, size=(48, len(others))).astype(bool):
         switches = dict(zip(others, values.tolist()))
-        search, outcome = solve_directly(p, regularization=0.02, prune_when_queued=bool(values[0] ^ values[-1]),
-                                         **switches)
+        search, outcome = solve_directly(
+            p, regularization=0.02, prune_when_queued=bool(values[0] ^ values[-1]), **switches
+        )
         setup = ", ".join(f"{k}={v}" for k, v in switches.items() if not v) or "all bounds on"
         assert outcome.status == "optimal", setup
         assert abs(search.upper_bound - reference.upper_bound) < 1e-12, setup
 
 
-@pytest.mark.parametrize("name, lam, skip", [
-    ("monk1", 0.05, ()), ("monk3", 0.1, ()),
-    ("compas-osdt-binary", 0.01, ("use_lookahead_bound", "use_equivalent_points_bound")),
-])
+@pytest.mark.parametrize(
+    "name, lam, skip",
+    [
+        ("monk1", 0.05, ()),
+        ("monk3", 0.1, ()),
+        ("compas-osdt-binary", 0.01, ("use_lookahead_bound", "use_equivalent_points_bound")),
+    ],
+)
 def test_turning_off_one_bound_keeps_the_optimum_on_real_data(name, lam, skip):
     p = shared(name)
     reference, _ = solve_directly(p, regularization=lam)

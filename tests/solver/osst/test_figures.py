@@ -32,8 +32,11 @@ def test_each_leaf_curve_has_the_colour_of_its_leaf_in_the_tree(stored):
     result, _ = stored
     model = result["model"]
     tree = model_figure(result)
-    leaf_boxes = {a["text"].split("<b>")[1].split("</b>")[0]: a["bordercolor"]
-                  for a in tree["layout"]["annotations"] if a["text"].startswith("<b>leaf ")}
+    leaf_boxes = {
+        a["text"].split("<b>")[1].split("</b>")[0]: a["bordercolor"]
+        for a in tree["layout"]["annotations"]
+        if a["text"].startswith("<b>leaf ")
+    }
     lines = [t for t in km_figure(model)["data"] if t.get("mode") == "lines" and t.get("showlegend", True)]
     assert len(lines) == len(leaf_boxes) == 8
     colors = set()

@@ -15,9 +15,17 @@ def toy_tree():
     curves = {}
     for leaf, rows in ((1, [0, 1, 2]), (2, [3, 4, 5])):
         curves[leaf] = sv.kaplan_meier(TOY_EVENT[rows], TOY_TIME[rows]).to_dict()
-    tree = Tree(feature=[0, -1, -1], left=[1, -1, -1], right=[2, -1, -1], prediction=[0, 0, 1],
-                counts=[[6, 4], [3, 2], [3, 2]], features=[{"kind": "binary", "column": "x0"}], classes=[],
-                kind="survival", curves=curves)
+    tree = Tree(
+        feature=[0, -1, -1],
+        left=[1, -1, -1],
+        right=[2, -1, -1],
+        prediction=[0, 0, 1],
+        counts=[[6, 4], [3, 2], [3, 2]],
+        features=[{"kind": "binary", "column": "x0"}],
+        classes=[],
+        kind="survival",
+        curves=curves,
+    )
     X = np.array([[0], [0], [0], [1], [1], [1]], dtype=np.uint8)
     return tree, X
 
@@ -71,8 +79,9 @@ def predictions(draw):
     event = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
     n_groups = draw(st.integers(1, 4))
     groups = np.array(draw(st.lists(st.integers(0, n_groups - 1), min_size=n, max_size=n)))
-    steps = np.array(draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5]), min_size=n_groups * 6,
-                                   max_size=n_groups * 6))).reshape(n_groups, 6)
+    steps = np.array(
+        draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5]), min_size=n_groups * 6, max_size=n_groups * 6))
+    ).reshape(n_groups, 6)
     curves = 1.0 - np.minimum(1.0, steps.cumsum(axis=1))  # non-increasing curves over times 1..6
     return event, time, groups, curves
 
@@ -104,8 +113,10 @@ def test_holdout_metrics_match_the_osst_package_without_tied_times():
     test_event = test_event[: len(test_time)]
     grid = np.unique(test_time)
     groups = (test_time > 120).astype(np.int64)
-    curves = [sv.kaplan_meier(train_event[train_time <= 200], train_time[train_time <= 200]),
-              sv.kaplan_meier(train_event, train_time)]
+    curves = [
+        sv.kaplan_meier(train_event[train_time <= 200], train_time[train_time <= 200]),
+        sv.kaplan_meier(train_event, train_time),
+    ]
     estimates = group_estimates([(c.time, c.survival) for c in curves], grid)
     kwargs = {"train_event": train_event, "train_time": train_time}
     ours = integrated_brier_score(estimates, test_event, test_time, groups=groups, **kwargs)
@@ -123,9 +134,14 @@ def test_holdout_ibs_ratio_uses_the_training_root_curve():
     metrics = tree_metrics(tree, held_X, held_event, held_time, train_event=TOY_EVENT, train_time=TOY_TIME)
     root = sv.kaplan_meier(TOY_EVENT, TOY_TIME)
     grid = np.unique(held_time)
-    root_ibs = integrated_brier_score(group_estimates([(root.time, root.survival)], grid), held_event, held_time,
-                                      groups=np.zeros(4, dtype=np.int64), train_event=TOY_EVENT,
-                                      train_time=TOY_TIME)
+    root_ibs = integrated_brier_score(
+        group_estimates([(root.time, root.survival)], grid),
+        held_event,
+        held_time,
+        groups=np.zeros(4, dtype=np.int64),
+        train_event=TOY_EVENT,
+        train_time=TOY_TIME,
+    )
     assert metrics["root_ibs"] == pytest.approx(root_ibs, abs=1e-15)
     assert metrics["ibs_ratio"] == pytest.approx(1 - metrics["ibs"] / root_ibs, abs=1e-15)
     assert metrics["n_samples"] == 4 and metrics["events"] == 3

@@ -20,8 +20,14 @@ CASES = [
 @pytest.mark.reference
 @pytest.mark.parametrize("name, depth, lam, m", CASES)
 def test_same_optimum_as_the_osst_package(name, depth, lam, m):
-    theirs = run_isolated("bench.osst:reference_fit", timeout=300, path=str(dataset_path(name)), max_depth=depth,
-                          regularization=lam, min_samples_leaf=m)
+    theirs = run_isolated(
+        "bench.osst:reference_fit",
+        timeout=300,
+        path=str(dataset_path(name)),
+        max_depth=depth,
+        regularization=lam,
+        min_samples_leaf=m,
+    )
     assert theirs.get("error") is None, theirs.get("error")
     assert not theirs["timeout"] and theirs["lower_bound"] == theirs["objective"]
     problem = load_problem(name)

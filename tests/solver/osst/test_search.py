@@ -67,13 +67,24 @@ def tiny_problems(draw):
 
 
 @settings(max_examples=120, deadline=None)
-@given(tiny_problems(), st.integers(1, 3), st.sampled_from([0.0, 0.001, 0.01, 0.05]), st.integers(1, 2),
-       st.sampled_from(sv.TIES), st.sampled_from(sv.NORMALIZERS))
+@given(
+    tiny_problems(),
+    st.integers(1, 3),
+    st.sampled_from([0.0, 0.001, 0.01, 0.05]),
+    st.integers(1, 2),
+    st.sampled_from(sv.TIES),
+    st.sampled_from(sv.NORMALIZERS),
+)
 def test_every_switch_combination_finds_the_brute_force_optimum(problem, depth, lam, min_leaf, ties, normalizer):
     assume(len(np.unique(problem.time)) >= 2)
     expected = brute_force(problem, depth, lam, min_leaf, ties, normalizer)
-    base = {"max_depth": depth, "regularization": lam, "min_samples_leaf": min_leaf, "ipcw_ties": ties,
-            "time_normalizer": normalizer}
+    base = {
+        "max_depth": depth,
+        "regularization": lam,
+        "min_samples_leaf": min_leaf,
+        "ipcw_ties": ties,
+        "time_normalizer": normalizer,
+    }
     for switches in combos():
         result = solve(problem, "osst", {**base, **switches})
         assert result.status == "optimal"
@@ -117,8 +128,9 @@ def test_veterans_caption_eight_leaves_and_ibs_ratio_32_83_percent():
     assert problem.features[tree.feature[0]]["column"] == "Celltype_squamous"
     for curve in tree.curves.values():
         assert_survival_curve_valid(curve)
-    sksurv = solve(problem, "osst", {"max_depth": 4, "regularization": 0.0025, "min_samples_leaf": 1,
-                                     "ipcw_ties": "sksurv"})
+    sksurv = solve(
+        problem, "osst", {"max_depth": 4, "regularization": 0.0025, "min_samples_leaf": 1, "ipcw_ties": "sksurv"}
+    )
     root_loss = sksurv.stats["root_leaf_objective"] - 0.0025
     assert sksurv.model.n_leaves == 8
     assert f"{1 - sksurv.stats['training_loss'] / root_loss:.4f}" == "0.3285"  # spec §7.7
@@ -140,9 +152,11 @@ ORACLES = [
 def test_spec_solver_oracles(name, depth, lam, m, osst_range, osst_max, sksurv_max):
     problem = load_problem(name)
     base = {"max_depth": depth, "regularization": lam, "min_samples_leaf": m}
-    for conventions, (objective, leaves) in (({"ipcw_ties": "osst", "time_normalizer": "range"}, osst_range),
-                                             ({"ipcw_ties": "osst", "time_normalizer": "max"}, osst_max),
-                                             ({"ipcw_ties": "sksurv", "time_normalizer": "max"}, sksurv_max)):
+    for conventions, (objective, leaves) in (
+        ({"ipcw_ties": "osst", "time_normalizer": "range"}, osst_range),
+        ({"ipcw_ties": "osst", "time_normalizer": "max"}, osst_max),
+        ({"ipcw_ties": "sksurv", "time_normalizer": "max"}, sksurv_max),
+    ):
         result = solve(problem, "osst", {**base, **conventions})
         assert result.status == "optimal"
         assert abs(result.objective - objective) < 5e-7, (conventions, result.objective)
@@ -151,7 +165,7 @@ def test_spec_solver_oracles(name, depth, lam, m, osst_range, osst_max, sksurv_m
 
 def test_the_subset_bound_of_theorem_b7_does_not_hold_for_kaplan_meier_leaves():
     # Thm B.7 would keep split x0 (left loses no more, right holds a subset) and prune x1, which is better.
-    time, event = np.array([1, 1, 2, 3, 4.]), np.array([1, 0, 0, 0, 0], bool)
+    time, event = np.array([1, 1, 2, 3, 4.0]), np.array([1, 0, 0, 0, 0], bool)
     X = np.array([[1, 1], [0, 1], [0, 0], [0, 0], [1, 1]], dtype=np.uint8)
     data = sv.prepare_loss(event, time)  # already in time order: sorted ids are the rows
 
@@ -161,8 +175,7 @@ def test_the_subset_bound_of_theorem_b7_does_not_hold_for_kaplan_meier_leaves():
     assert leaf([1, 2, 3]) <= leaf([2, 3])  # R(t1) ≤ R(T1), and t2 = {0, 4} ⊂ T2 = {0, 1, 4}
     split_x0, split_x1 = leaf([1, 2, 3]) + leaf([0, 4]), leaf([2, 3]) + leaf([0, 1, 4])
     assert split_x1 < split_x0 - 0.01
-    result = solve(make_problem(X, time, event), "osst", {"max_depth": 1, "regularization": 0.0,
-                                                          "min_samples_leaf": 1})
+    result = solve(make_problem(X, time, event), "osst", {"max_depth": 1, "regularization": 0.0, "min_samples_leaf": 1})
     assert result.model.feature[0] == 1 and abs(result.objective - split_x1) < 1e-15
 
 
@@ -232,23 +245,37 @@ def test_unusable_times_are_one_plain_sentence():
 
 def test_row_weights_are_refused_rather_than_ignored():
     X = np.zeros((3, 1), dtype=np.uint8)
-    problem = Problem(X=X, features=[{"kind": "binary", "column": "x0"}], time=np.array([1.0, 2.0, 3.0]),
-                      event=np.array([1, 0, 1], bool), sample_weight=np.ones(3))
+    problem = Problem(
+        X=X,
+        features=[{"kind": "binary", "column": "x0"}],
+        time=np.array([1.0, 2.0, 3.0]),
+        event=np.array([1, 0, 1], bool),
+        sample_weight=np.ones(3),
+    )
     with pytest.raises(ProblemError, match="weights"):
         solve(problem, "osst")
 
 
 def test_all_censored_data_gives_the_single_leaf():
     X = np.array([[0], [1], [0], [1]], dtype=np.uint8)
-    result = solve(make_problem(X, np.array([1, 2, 3, 4.]), np.zeros(4, bool)), "osst",
-                   {"regularization": 0.01, "min_samples_leaf": 1})
+    result = solve(
+        make_problem(X, np.array([1, 2, 3, 4.0]), np.zeros(4, bool)),
+        "osst",
+        {"regularization": 0.01, "min_samples_leaf": 1},
+    )
     assert result.status == "optimal" and result.model.n_leaves == 1
     assert result.objective == pytest.approx(0.01) and result.metrics["ibs_ratio"] is None
 
 
 @settings(max_examples=30, deadline=None)
-@given(tiny_problems(), st.integers(1, 3), st.sampled_from([0.0, 0.005]), st.integers(0, 10_000),
-       st.sampled_from([0.5, 3.0]), st.sampled_from([0.25, 7.0]))
+@given(
+    tiny_problems(),
+    st.integers(1, 3),
+    st.sampled_from([0.0, 0.005]),
+    st.integers(0, 10_000),
+    st.sampled_from([0.5, 3.0]),
+    st.sampled_from([0.25, 7.0]),
+)
 def test_the_optimum_is_invariant_under_permutations_shifts_and_rescaling(problem, depth, lam, seed, shift, scale):
     # Spec §7.4: rows and columns may be permuted; times shifted (Z = range) or rescaled (either Z).
     assume(len(np.unique(problem.time)) >= 2)

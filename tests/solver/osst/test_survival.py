@@ -12,12 +12,24 @@ from tests.solver.osst.conftest import SURVIVAL_SETS, TOY_EVENT, TOY_TIME, load_
 
 # Spec §7.6: root (single-leaf) IBS per (ties, normalizer), rounded to 6 digits.
 ROOT_IBS = {
-    "veterans": {("osst", "range"): 0.076476, ("osst", "max"): 0.076400,
-                 ("sksurv", "range"): 0.076615, ("sksurv", "max"): 0.076538},
-    "whas500": {("osst", "range"): 0.226240, ("osst", "max"): 0.226144,
-                ("sksurv", "range"): 0.226271, ("sksurv", "max"): 0.226175},
-    "gbsg2": {("osst", "range"): 0.194802, ("osst", "max"): 0.194216,
-              ("sksurv", "range"): 0.195107, ("sksurv", "max"): 0.194520},
+    "veterans": {
+        ("osst", "range"): 0.076476,
+        ("osst", "max"): 0.076400,
+        ("sksurv", "range"): 0.076615,
+        ("sksurv", "max"): 0.076538,
+    },
+    "whas500": {
+        ("osst", "range"): 0.226240,
+        ("osst", "max"): 0.226144,
+        ("sksurv", "range"): 0.226271,
+        ("sksurv", "max"): 0.226175,
+    },
+    "gbsg2": {
+        ("osst", "range"): 0.194802,
+        ("osst", "max"): 0.194216,
+        ("sksurv", "range"): 0.195107,
+        ("sksurv", "max"): 0.194520,
+    },
 }
 
 
@@ -34,15 +46,21 @@ def test_toy_kaplan_meier_and_censoring_curves_are_the_spec_fractions():
     km = sv.kaplan_meier(TOY_EVENT, TOY_TIME)
     assert np.allclose(km.survival, [5 / 6, 2 / 3, 4 / 9, 4 / 9, 0], atol=1e-15)
     grid = np.arange(1.0, 6.0)
-    assert np.allclose(sv.censoring_survival(TOY_EVENT, TOY_TIME, grid, "osst"), [1, .8, .8, .4, .4], atol=1e-15)
-    assert np.allclose(sv.censoring_survival(TOY_EVENT, TOY_TIME, grid, "sksurv"), [1, .75, .75, .375, .375],
-                       atol=1e-15)
+    assert np.allclose(sv.censoring_survival(TOY_EVENT, TOY_TIME, grid, "osst"), [1, 0.8, 0.8, 0.4, 0.4], atol=1e-15)
+    assert np.allclose(
+        sv.censoring_survival(TOY_EVENT, TOY_TIME, grid, "sksurv"), [1, 0.75, 0.75, 0.375, 0.375], atol=1e-15
+    )
 
 
-@pytest.mark.parametrize("ties, normalizer, expected", [
-    ("osst", "range", Fraction(559, 2592)), ("osst", "max", Fraction(559, 3240)),
-    ("sksurv", "range", Fraction(2629, 11664)), ("sksurv", "max", Fraction(2629, 14580)),
-])
+@pytest.mark.parametrize(
+    "ties, normalizer, expected",
+    [
+        ("osst", "range", Fraction(559, 2592)),
+        ("osst", "max", Fraction(559, 3240)),
+        ("sksurv", "range", Fraction(2629, 11664)),
+        ("sksurv", "max", Fraction(2629, 14580)),
+    ],
+)
 def test_toy_root_ibs_is_exact_under_every_convention(ties, normalizer, expected):
     assert close(root_loss(TOY_EVENT, TOY_TIME, ties, normalizer), expected)
 
@@ -54,16 +72,28 @@ def test_toy_split_and_per_sample_terms_add_up():
     km = sv.kaplan_meier(TOY_EVENT, TOY_TIME)
     estimates = np.tile(sv.step_values(km.time, km.survival, data.grid), (6, 1))
     terms = sv.per_sample_losses(data, estimates)
-    expected = [Fraction(497, 7776), Fraction(349, 7776), Fraction(1, 864), Fraction(107, 3888),
-                Fraction(179, 7776), Fraction(143, 2592)]
+    expected = [
+        Fraction(497, 7776),
+        Fraction(349, 7776),
+        Fraction(1, 864),
+        Fraction(107, 3888),
+        Fraction(179, 7776),
+        Fraction(143, 2592),
+    ]
     assert all(close(a, b) for a, b in zip(terms, expected))
     assert close(terms.sum(), Fraction(559, 2592))
 
 
-@pytest.mark.parametrize("group, expected", [
-    ([0, 3], Fraction(19, 432)), ([0, 2], Fraction(1, 48)), ([1, 2], 0), ([2, 4], 0),
-    ([0, 1, 2, 3, 4, 5], Fraction(55, 256)),
-])
+@pytest.mark.parametrize(
+    "group, expected",
+    [
+        ([0, 3], Fraction(19, 432)),
+        ([0, 2], Fraction(1, 48)),
+        ([1, 2], 0),
+        ([2, 4], 0),
+        ([0, 1, 2, 3, 4, 5], Fraction(55, 256)),
+    ],
+)
 def test_toy_equivalent_loss_is_the_spec_closed_form(group, expected):
     data = sv.prepare_loss(TOY_EVENT, TOY_TIME)
     classes = np.arange(6)
@@ -110,11 +140,11 @@ def km_cases():
     problem = load_problem("veterans")
     return {
         "veterans": (problem.event, problem.time),
-        "ties": (np.array([0, 1, 1, 0, 1, 1, 0], bool), np.array([1, 2, 2, 2, 4, 4, 5.])),
-        "all_censored": (np.zeros(5, bool), np.array([3, 1, 4, 1, 5.])),
-        "one_event": (np.array([0, 0, 1, 0], bool), np.array([1, 2, 3, 4.])),
-        "all_die_together": (np.ones(3, bool), np.array([2, 2, 2.])),
-        "last_censored": (np.array([1, 1, 0], bool), np.array([1, 2, 3.])),
+        "ties": (np.array([0, 1, 1, 0, 1, 1, 0], bool), np.array([1, 2, 2, 2, 4, 4, 5.0])),
+        "all_censored": (np.zeros(5, bool), np.array([3, 1, 4, 1, 5.0])),
+        "one_event": (np.array([0, 0, 1, 0], bool), np.array([1, 2, 3, 4.0])),
+        "all_die_together": (np.ones(3, bool), np.array([2, 2, 2.0])),
+        "last_censored": (np.array([1, 1, 0], bool), np.array([1, 2, 3.0])),
     }
 
 
@@ -139,7 +169,7 @@ def test_kaplan_meier_equals_sksurv_and_lifelines(case):
 
 def test_edge_cases_of_the_leaf_loss():
     # A leaf with no deaths, one that dies at once, and one sample all have zero loss (spec §7.1).
-    time = np.array([1, 2, 2, 3, 4, 5, 5.])
+    time = np.array([1, 2, 2, 3, 4, 5, 5.0])
     event = np.array([1, 0, 1, 0, 0, 1, 1], bool)
     data = sv.prepare_loss(event, time)
     assert sv.leaf_loss(data, [3, 4]) == 0  # both censored
@@ -155,7 +185,7 @@ def test_edge_cases_of_the_leaf_loss():
 
 
 def test_all_censored_data_has_zero_root_loss_and_no_ibs_ratio():
-    event, time = np.zeros(4, bool), np.array([1, 2, 3, 4.])
+    event, time = np.zeros(4, bool), np.array([1, 2, 3, 4.0])
     assert root_loss(event, time) == 0
     assert sv.censoring_survival(event, time, np.array([4.0]))[0] == 0  # Ĝ reaches 0 only at the last time
     from solver.survival_metrics import ibs_ratio
@@ -165,7 +195,7 @@ def test_all_censored_data_has_zero_root_loss_and_no_ibs_ratio():
 
 def test_splitting_can_increase_the_training_ibs():
     # Spec §7.4: Kaplan-Meier is not the IBS minimiser, so no bound may assume children lose less.
-    time, event = np.array([1, 1, 1, 2, 3.]), np.array([1, 1, 0, 0, 0], bool)
+    time, event = np.array([1, 1, 1, 2, 3.0]), np.array([1, 1, 0, 0, 0], bool)
     data = sv.prepare_loss(event, time)
     order = data.order  # sorted ids of (1,d), (1,d), (1,c), (2,c), (3,c)
     assert close(sv.leaf_loss(data, order), Fraction(13, 50))

@@ -41,8 +41,7 @@ def _with_label(X, y, cost, rows, depth, trivial):
 def rashomon(X, y, cost, scale, lam, theta, depth=None):
     """Return sorted [(objective, tree text)] of every tree with ``m/scale + lam·h ≤ theta`` (Fractions)."""
     trees = all_trees(X, y, cost, list(range(len(y))), depth)
-    return sorted((Fraction(m, scale) + lam * h, text) for text, m, h in trees
-                  if Fraction(m, scale) + lam * h <= theta)
+    return sorted((Fraction(m, scale) + lam * h, text) for text, m, h in trees if Fraction(m, scale) + lam * h <= theta)
 
 
 def optimum(X, y, cost, scale, lam, depth=None):

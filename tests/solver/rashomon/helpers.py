@@ -14,8 +14,12 @@ from solver.rashomon.report import load
 
 def problem(X, y):
     X = np.asarray(X, dtype=np.uint8).reshape(len(y), -1)
-    return Problem(X=X, features=[{"kind": "binary", "column": f"x{j + 1}"} for j in range(X.shape[1])],
-                   y=np.asarray(y, dtype=np.int64), classes=["0", "1"])
+    return Problem(
+        X=X,
+        features=[{"kind": "binary", "column": f"x{j + 1}"} for j in range(X.shape[1])],
+        y=np.asarray(y, dtype=np.int64),
+        classes=["0", "1"],
+    )
 
 
 def costs(y, objective, cost_weight=1.0):

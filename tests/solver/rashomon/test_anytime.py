@@ -20,8 +20,7 @@ def test_a_set_far_too_large_returns_its_proved_part_at_the_time_limit():
     X = rng.integers(0, 2, size=(50, 14))
     y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(50) < 0.15)
     started = time.perf_counter()
-    result = api.solve(problem(X, y), "rashomon", {"regularization": 0.01, "epsilon": 2.0},
-                       limits=Limits(time_limit=2))
+    result = api.solve(problem(X, y), "rashomon", {"regularization": 0.01, "epsilon": 2.0}, limits=Limits(time_limit=2))
     elapsed = time.perf_counter() - started - result.stats["compile_seconds"]
     extras = result.extras
     assert result.status == "time_limit"

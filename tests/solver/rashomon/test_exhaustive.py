@@ -25,13 +25,15 @@ def tiny(draw):
     return X, y
 
 
-PARAMS = st.fixed_dictionaries({
-    "objective": st.sampled_from(["accuracy", "balanced_accuracy", "weighted_accuracy"]),
-    "regularization": st.sampled_from([0.0, 0.02, 0.05, 0.1, 0.25]),
-    "max_depth": st.sampled_from([None, 1, 2]),
-    "epsilon": st.sampled_from([0.0, 0.1, 0.3, 0.8]),
-    "cost_weight": st.sampled_from([1.0, 2.5]),
-})
+PARAMS = st.fixed_dictionaries(
+    {
+        "objective": st.sampled_from(["accuracy", "balanced_accuracy", "weighted_accuracy"]),
+        "regularization": st.sampled_from([0.0, 0.02, 0.05, 0.1, 0.25]),
+        "max_depth": st.sampled_from([None, 1, 2]),
+        "epsilon": st.sampled_from([0.0, 0.1, 0.3, 0.8]),
+        "cost_weight": st.sampled_from([1.0, 2.5]),
+    }
+)
 
 
 def listing(s):
@@ -61,8 +63,13 @@ def test_the_set_is_every_tree_within_theta(data, params):
 @given(data=tiny(), lam=st.sampled_from([0.02, 0.1]), delta=st.sampled_from([0.05, 0.2, 0.5]))
 def test_additive_and_absolute_bounds(data, lam, delta):
     X, y = data
-    params = {"objective": "accuracy", "regularization": lam, "max_depth": None, "cost_weight": 1.0,
-              "additive_epsilon": delta}
+    params = {
+        "objective": "accuracy",
+        "regularization": lam,
+        "max_depth": None,
+        "cost_weight": 1.0,
+        "additive_epsilon": delta,
+    }
     assert listing(solve(X, y, **params)[1]) == expected(X, y, params)
     params = {**params, "additive_epsilon": None, "objective_bound": delta + 0.3}
     assert listing(solve(X, y, **params)[1]) == expected(X, y, params)
@@ -70,30 +77,36 @@ def test_additive_and_absolute_bounds(data, lam, delta):
 
 # Spec §7.1: D1, XOR-8 and D3 with their published lists and counts.
 D1 = ([[0, 0], [0, 1], [1, 0], [1, 1], [1, 1], [0, 0]], [0, 0, 1, 1, 0, 1])
-XOR8 = ([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], [a ^ b for a in (0, 1) for b in (0, 1) for _ in (0, 1)])
+XOR8 = (
+    [[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)],
+    [a ^ b for a in (0, 1) for b in (0, 1) for _ in (0, 1)],
+)
 D3 = ([[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [1, 0, 0], [1, 1, 1], [1, 1, 1]], [0, 0, 1, 0, 1, 1, 0])
 
 
-@pytest.mark.parametrize("data, params, count", [
-    (D1, {"regularization": 0.05, "epsilon": 0.2}, 4),
-    (D1, {"regularization": 0.05, "additive_epsilon": 0.2}, 5),
-    (D1, {"regularization": 0.1, "epsilon": 0.5}, 5),
-    (D1, {"regularization": 0.05, "epsilon": 0.2, "ignore_trivial_extensions": False}, 6),
-    (XOR8, {"regularization": 0.05, "epsilon": 0.6}, 6),
-    (XOR8, {"regularization": 0.05, "epsilon": 0.6, "ignore_trivial_extensions": False}, 26),
-    (XOR8, {"regularization": 0.05, "epsilon": 0.6, "max_depth": 2}, 2),
-    (XOR8, {"regularization": 0.05, "epsilon": 0.6, "max_depth": 1}, 1),
-    (XOR8, {"regularization": 0.05, "epsilon": 1.0}, 24),
-    (XOR8, {"regularization": 0.05, "epsilon": 1.0, "max_depth": 2}, 6),
-    (XOR8, {"regularization": 0.02, "additive_epsilon": 0.1}, 12),
-    (XOR8, {"regularization": 0.1, "epsilon": 0.1}, 2),
-    (D3, {"regularization": 0.05, "epsilon": 0.3}, 21),
-    (D3, {"regularization": 0.05, "epsilon": 0.3, "max_depth": 2}, 8),
-    (D3, {"regularization": 0.05, "epsilon": 0.3, "max_depth": 1}, 3),
-    (D3, {"regularization": 0.05, "epsilon": 0.3, "ignore_trivial_extensions": False}, 43),
-    (D3, {"regularization": 0.02, "additive_epsilon": 0.15}, 26),
-    (D3, {"regularization": 0.1, "additive_epsilon": 0.2}, 24),
-])
+@pytest.mark.parametrize(
+    "data, params, count",
+    [
+        (D1, {"regularization": 0.05, "epsilon": 0.2}, 4),
+        (D1, {"regularization": 0.05, "additive_epsilon": 0.2}, 5),
+        (D1, {"regularization": 0.1, "epsilon": 0.5}, 5),
+        (D1, {"regularization": 0.05, "epsilon": 0.2, "ignore_trivial_extensions": False}, 6),
+        (XOR8, {"regularization": 0.05, "epsilon": 0.6}, 6),
+        (XOR8, {"regularization": 0.05, "epsilon": 0.6, "ignore_trivial_extensions": False}, 26),
+        (XOR8, {"regularization": 0.05, "epsilon": 0.6, "max_depth": 2}, 2),
+        (XOR8, {"regularization": 0.05, "epsilon": 0.6, "max_depth": 1}, 1),
+        (XOR8, {"regularization": 0.05, "epsilon": 1.0}, 24),
+        (XOR8, {"regularization": 0.05, "epsilon": 1.0, "max_depth": 2}, 6),
+        (XOR8, {"regularization": 0.02, "additive_epsilon": 0.1}, 12),
+        (XOR8, {"regularization": 0.1, "epsilon": 0.1}, 2),
+        (D3, {"regularization": 0.05, "epsilon": 0.3}, 21),
+        (D3, {"regularization": 0.05, "epsilon": 0.3, "max_depth": 2}, 8),
+        (D3, {"regularization": 0.05, "epsilon": 0.3, "max_depth": 1}, 3),
+        (D3, {"regularization": 0.05, "epsilon": 0.3, "ignore_trivial_extensions": False}, 43),
+        (D3, {"regularization": 0.02, "additive_epsilon": 0.15}, 26),
+        (D3, {"regularization": 0.1, "additive_epsilon": 0.2}, 24),
+    ],
+)
 def test_the_specs_tiny_sets(data, params, count):
     result, s = solve(*data, **params)
     assert result.extras["count"] == s.count() == count
@@ -103,5 +116,7 @@ def test_the_specs_tiny_sets(data, params, count):
 def test_xor8_list_matches_the_spec():
     _, s = solve(*XOR8, regularization=0.05, epsilon=0.6)
     assert [tree_text(t, s.label) for _, t in s.trees(limit=2)] in (
-        ["x1?(x2?(0|1)|x2?(1|0))", "x2?(x1?(0|1)|x1?(1|0))"], ["x2?(x1?(0|1)|x1?(1|0))", "x1?(x2?(0|1)|x2?(1|0))"])
+        ["x1?(x2?(0|1)|x2?(1|0))", "x2?(x1?(0|1)|x1?(1|0))"],
+        ["x2?(x1?(0|1)|x1?(1|0))", "x1?(x2?(0|1)|x2?(1|0))"],
+    )
     assert {str(s.objective(k)) for k, _ in s.trees()} == {"1/5", "3/10"}

@@ -44,8 +44,12 @@ def keeps(flt, s, t):
     used = features_of(t)
     leaves, depth = shape(t)
     m = sum(s.leaf_m[v] for v in _leaves(t))
-    return (not used & flt.exclude and flt.include <= used and (flt.max_depth is None or depth <= flt.max_depth)
-            and flt.cell_ok(m, leaves))
+    return (
+        not used & flt.exclude
+        and flt.include <= used
+        and (flt.max_depth is None or depth <= flt.max_depth)
+        and flt.cell_ok(m, leaves)
+    )
 
 
 def _leaves(t):
@@ -141,8 +145,9 @@ def test_a_time_limit_returns_a_complete_smaller_set():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(60, 12))
     y = (X[:, 0] ^ X[:, 1]) | rng.integers(0, 2, 60) * X[:, 2]
-    result = api.solve(problem(X, y), "rashomon", {"regularization": 0.005, "epsilon": 3.0},
-                       limits=Limits(time_limit=0.5))
+    result = api.solve(
+        problem(X, y), "rashomon", {"regularization": 0.005, "epsilon": 3.0}, limits=Limits(time_limit=0.5)
+    )
     extras = result.extras
     if result.status == "optimal":
         pytest.skip("the machine finished the whole set within the limit")
@@ -164,8 +169,13 @@ def test_the_packed_graph_round_trips_and_the_estimator_keeps_a_graph_too_large_
     result, s = solve(X, y, regularization=0.02, epsilon=1.0)
     assert result.extras["graph"]["format"] == "npz-zlib-base64"
     plain = TreeSet.from_dict(s.to_dict())
-    assert (s.leaf_m, s.label, s.budget, s.options, s.counts) == (plain.leaf_m, plain.label, plain.budget,
-                                                                  plain.options, plain.counts)
+    assert (s.leaf_m, s.label, s.budget, s.options, s.counts) == (
+        plain.leaf_m,
+        plain.label,
+        plain.budget,
+        plain.options,
+        plain.counts,
+    )
     assert [t for _, t in s.trees()] == [t for _, t in plain.trees()]
     monkeypatch.setattr(report, "GRAPH_LIMIT", 1)
     est = RashomonSet(regularization=0.02, epsilon=1.0).fit(np.array(X, dtype=float), np.array(y))

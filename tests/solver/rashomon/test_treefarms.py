@@ -38,8 +38,13 @@ print("COUNT", m.get_tree_count())
 
 def treefarms(name, depth_budget):
     """Return (count, optimum that treefarms used) of a treefarms run."""
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(DATA / f"{name}.csv"), str(depth_budget)],
-                         capture_output=True, text=True, check=True, timeout=1800).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(DATA / f"{name}.csv"), str(depth_budget)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    ).stdout
     count = int(re.search(r"^COUNT (\d+)", out, re.M).group(1))
     optimum = float(re.search(r"Found Optimal Objective: ([0-9.e-]+)", out).group(1))
     return count, optimum
@@ -47,15 +52,23 @@ def treefarms(name, depth_budget):
 
 def load(name):
     d = np.loadtxt(DATA / f"{name}.csv", delimiter=",", skiprows=1, dtype=np.int64)
-    return Problem(X=d[:, :-1].astype(np.uint8), features=[{"kind": "binary", "column": f"c{j}"}
-                                                          for j in range(d.shape[1] - 1)],
-                   y=d[:, -1], classes=["0", "1"])
+    return Problem(
+        X=d[:, :-1].astype(np.uint8),
+        features=[{"kind": "binary", "column": f"c{j}"} for j in range(d.shape[1] - 1)],
+        y=d[:, -1],
+        classes=["0", "1"],
+    )
 
 
 def exact_optimum(printed, n, lam=Fraction(1, 100)):
     """Return the objective m/n + λh nearest to a printed (6 significant digits) treefarms optimum."""
-    best = min(((abs(float(Fraction(m, n) + lam * h) - printed), Fraction(m, n) + lam * h)
-                for m in range(n + 1) for h in range(1, 101)))
+    best = min(
+        (
+            (abs(float(Fraction(m, n) + lam * h) - printed), Fraction(m, n) + lam * h)
+            for m in range(n + 1)
+            for h in range(1, 101)
+        )
+    )
     assert best[0] < 5e-6
     return best[1]
 
@@ -72,8 +85,11 @@ def check(name, depth_budget, quoted):
         assert ours.extras["count"] == count
     else:  # treefarms' optimum is an unproved upper bound: compare at its θ
         assert float(tf_optimum) > ours.extras["optimum"]
-        at_theirs = api.solve(problem, "rashomon", {"regularization": 0.01, "max_depth": max_depth,
-                                                    "objective_bound": float(tf_optimum * Fraction(105, 100))})
+        at_theirs = api.solve(
+            problem,
+            "rashomon",
+            {"regularization": 0.01, "max_depth": max_depth, "objective_bound": float(tf_optimum * Fraction(105, 100))},
+        )
         assert at_theirs.extras["count"] == count
 
 
@@ -83,9 +99,15 @@ def test_monk1():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, depth_budget, quoted", [
-    ("compas-osdt-binary", 0, 1431), ("compas-osdt-binary", 5, 1105), ("tic-tac-toe", 5, 541536),
-    ("monk3", 0, 2208), ("monk2", 0, 77111244426308),
-])
+@pytest.mark.parametrize(
+    "name, depth_budget, quoted",
+    [
+        ("compas-osdt-binary", 0, 1431),
+        ("compas-osdt-binary", 5, 1105),
+        ("tic-tac-toe", 5, 541536),
+        ("monk3", 0, 2208),
+        ("monk2", 0, 77111244426308),
+    ],
+)
 def test_shared_files(name, depth_budget, quoted):
     check(name, depth_budget, quoted)

@@ -13,10 +13,20 @@ def make_problem(X, y=None, group=None, treatment=None, outcome=None, n_classes=
     features = [{"kind": "binary", "column": f"x{j}"} for j in range(X.shape[1])]
     extra = {}
     if treatment is not None:
-        extra = {"treatment": treatment, "treatments": [f"t{k}" for k in range(int(np.max(treatment)) + 1)],
-                 "outcome": outcome}
-    return Problem(X=X, features=features, y=y, classes=[str(k) for k in range(n_classes)] if y is not None else [],
-                   group=group, sample_weight=weights, **extra)
+        extra = {
+            "treatment": treatment,
+            "treatments": [f"t{k}" for k in range(int(np.max(treatment)) + 1)],
+            "outcome": outcome,
+        }
+    return Problem(
+        X=X,
+        features=features,
+        y=y,
+        classes=[str(k) for k in range(n_classes)] if y is not None else [],
+        group=group,
+        sample_weight=weights,
+        **extra,
+    )
 
 
 def run(problem, params, **task_options):

@@ -21,8 +21,9 @@ def node(draw):
     n = draw(st.integers(2, 40))
     m = draw(st.integers(1, 5))
     K = draw(st.integers(2, 3))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)),
-                 dtype=np.uint8)
+    X = np.array(
+        draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)), dtype=np.uint8
+    )
     # Append repeats and complements of random columns, in random places.
     for _ in range(draw(st.integers(0, 4))):
         source = draw(st.integers(0, X.shape[1] - 1))
@@ -48,8 +49,10 @@ def brute_force(X, y, K, budget):
             if right.all() or not right.any():
                 continue
             for n_left in range(nodes):
-                best = min(best, opt(tuple(ids[~right]), depth - 1, n_left)
-                           + opt(tuple(ids[right]), depth - 1, nodes - 1 - n_left))
+                best = min(
+                    best,
+                    opt(tuple(ids[~right]), depth - 1, n_left) + opt(tuple(ids[right]), depth - 1, nodes - 1 - n_left),
+                )
         return best
 
     return opt(tuple(range(len(y))), 3, budget)
@@ -60,7 +63,8 @@ def kernel(X, y, K, budget, ub, use_sim, free, worst):
     ids = np.arange(len(y), dtype=np.int64)
     bits = bitcount.distinct_splits(X, ids)[0]
     value, f, left, right, label, bounds = bitcount.solve_depth_three_bits(
-        bits[free], ids, y, L, 1, budget, ub, worst, use_sim, np.zeros(len(free)))
+        bits[free], ids, y, L, 1, budget, ub, worst, use_sim, np.zeros(len(free))
+    )
     tree = (int(label),) if f < 0 else (int(free[f]), decode(left, free), decode(right, free))
     return value, tree, bounds
 
@@ -83,14 +87,16 @@ def test_depth_three_kernel_is_optimal_with_and_without_its_reductions(case, une
     ones = X.sum(axis=0)
     varying = np.flatnonzero((ones > 0) & (ones < len(y)))
     bits, distinct, twin = bitcount.distinct_splits(X, np.arange(len(y), dtype=np.int64))
-    assert all(bits[f, i >> 6] >> np.uint64(i & 63) & np.uint64(1) == X[i, f] for f in range(X.shape[1])
-               for i in range(len(y)))
+    assert all(
+        bits[f, i >> 6] >> np.uint64(i & 63) & np.uint64(1) == X[i, f] for f in range(X.shape[1]) for i in range(len(y))
+    )
     dropped = np.flatnonzero(twin >= 0)
     assert set(distinct) | set(dropped) == set(varying) and set(twin[dropped]) <= set(distinct)
     for f in dropped:
         assert (X[:, f] == X[:, twin[f]]).all() or (X[:, f] != X[:, twin[f]]).all()
-    results = [kernel(X, y, K, budget, ub, use_sim, free, worst)
-               for use_sim in (False, True) for free in (varying, distinct)]
+    results = [
+        kernel(X, y, K, budget, ub, use_sim, free, worst) for use_sim in (False, True) for free in (varying, distinct)
+    ]
     for value, tree, bounds in results:
         if expected < ub:
             assert value == expected

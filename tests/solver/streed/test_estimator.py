@@ -72,7 +72,9 @@ def test_misclassification_costs_follow_classes_order():
     rng = np.random.default_rng(1)
     X = rng.integers(0, 2, (80, 4))
     y = np.where((X[:, 0] & X[:, 1]) | (rng.random(80) < 0.2), "yes", "no")
-    table = STreeDClassifier(objective="cost_sensitive", max_depth=2, misclassification_costs=[[0, 1], [5, 0]]).fit(X, y)
+    table = STreeDClassifier(objective="cost_sensitive", max_depth=2, misclassification_costs=[[0, 1], [5, 0]]).fit(
+        X, y
+    )
     text = STreeDClassifier(objective="cost_sensitive", max_depth=2, misclassification_costs="0 1; 5 0").fit(X, y)
     predicted = table.predict(X)
     cost = np.sum((y == "no") & (predicted == "yes")) + 5 * np.sum((y == "yes") & (predicted == "no"))

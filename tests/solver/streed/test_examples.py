@@ -12,12 +12,15 @@ XA = np.array([[0, 0], [0, 0], [0, 1], [0, 1], [0, 1], [1, 0], [1, 1]])
 YA = np.array([0, 0, 0, 1, 1, 1, 1])
 
 
-@pytest.mark.parametrize("depth, nodes, errors, front", [
-    (1, None, 2, {(0, 3), (1, 1), (2, 0)}),
-    (2, None, 1, {(0, 1), (2, 0)}),
-    (2, 1, 2, {(0, 3), (1, 1), (2, 0)}),
-    (2, 2, 1, {(0, 1), (2, 0)}),
-])
+@pytest.mark.parametrize(
+    "depth, nodes, errors, front",
+    [
+        (1, None, 2, {(0, 3), (1, 1), (2, 0)}),
+        (2, None, 1, {(0, 1), (2, 0)}),
+        (2, 1, 2, {(0, 3), (1, 1), (2, 0)}),
+        (2, 2, 1, {(0, 1), (2, 0)}),
+    ],
+)
 def test_example_a_misclassification_and_f1_front(depth, nodes, errors, front):
     problem = make_problem(XA, YA)
     accuracy = run(problem, {"objective": "accuracy", "max_depth": depth, "max_nodes": nodes})
@@ -43,18 +46,23 @@ YB = np.array([1, 1, 1, 0, 0, 0, 1, 0])
 
 
 @pytest.mark.parametrize("depth", [1, 2])
-@pytest.mark.parametrize("delta, errors, front", [
-    (1.0, 2, None),
-    (0.3, 3, {(3, 1.25, 0.75), (4, 1.0, 1.0), (5, 0.75, 1.25)}),
-    (0.01, 4, {(4, 1.0, 1.0)}),
-])
+@pytest.mark.parametrize(
+    "delta, errors, front",
+    [
+        (1.0, 2, None),
+        (0.3, 3, {(3, 1.25, 0.75), (4, 1.0, 1.0), (5, 0.75, 1.25)}),
+        (0.01, 4, {(4, 1.0, 1.0)}),
+    ],
+)
 def test_example_b_demographic_parity(depth, delta, errors, front):
     # The complete front needs the root relaxation off (use_upper_bound); with it on (the default) the
     # root keeps only trees with the fewest errors it has seen: same optimum, points on the front.
     scale = 16.0  # N(a)·N(ā)
     for relaxed in (True, False):
-        search = run(make_problem(XB, YB, group=SB), {"objective": "demographic_parity", "max_depth": depth,
-                                                      "delta": delta, "use_upper_bound": relaxed})
+        search = run(
+            make_problem(XB, YB, group=SB),
+            {"objective": "demographic_parity", "max_depth": depth, "delta": delta, "use_upper_bound": relaxed},
+        )
         value = search.chosen()[0]
         assert value[0] == errors
         assert search.task.describe(value)["discrimination"] <= delta + 1e-12
@@ -67,8 +75,12 @@ def test_example_b_demographic_parity(depth, delta, errors, front):
 def test_example_c_cost_sensitive(depth, discount, optimum):
     M = np.array([[0.0, 2.0], [3.0, 0.0]])
     costs = TestCosts([0.1, 0.1], [0.05, 0.05] if discount else [0.1, 0.1], [0, 1], [0, 0])
-    search = run(make_problem(XA, YA), {"objective": "cost_sensitive", "max_depth": max(depth, 1),
-                                        "max_nodes": None if depth else 0}, costs=costs, misclassification=M)
+    search = run(
+        make_problem(XA, YA),
+        {"objective": "cost_sensitive", "max_depth": max(depth, 1), "max_nodes": None if depth else 0},
+        costs=costs,
+        misclassification=M,
+    )
     assert search.front.values[0, 0] == pytest.approx(optimum, abs=1e-12)
     if depth == 2:
         assert search.front.trees[0][0] == 1  # root b
@@ -81,12 +93,18 @@ MUD = np.array([0.5, 0.5, 0.8, 0.2])
 VD = np.array([[0.9, 0.4], [0.8, 0.3], [0.2, 0.9], [0.1, 0.7]])
 
 
-@pytest.mark.parametrize("teacher, leaf, split", [("direct", 2.3, 3.3), ("ipw", 2.0, 3.25), ("doubly_robust", 2.225, 3.625)])
+@pytest.mark.parametrize(
+    "teacher, leaf, split", [("direct", 2.3, 3.3), ("ipw", 2.0, 3.25), ("doubly_robust", 2.225, 3.625)]
+)
 def test_example_d_policy(teacher, leaf, split):
     problem = make_problem(XD, treatment=KD, outcome=YD)
     for depth, nodes, best in ((1, 0, leaf), (1, None, split)):
-        search = run(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
-                     outcomes=VD, propensity=MUD)
+        search = run(
+            problem,
+            {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+            outcomes=VD,
+            propensity=MUD,
+        )
         assert search.task.describe(search.chosen()[0])["policy_value"] == pytest.approx(best, abs=1e-12)
     assert search.chosen()[1] == (0, (0,), (1,))  # a=0 → 0, a=1 → 1
 
@@ -107,8 +125,10 @@ def test_cost_sensitive_with_unit_costs_is_accuracy():
     accuracy = run(problem, {"objective": "accuracy", "max_depth": 3})
     cost = run(problem, {"objective": "cost_sensitive", "max_depth": 3})
     f1 = run(problem, {"objective": "f1", "max_depth": 3})
-    fair = run(make_problem(X, y, group=rng.integers(0, 2, 60)), {"objective": "demographic_parity", "max_depth": 3,
-                                                                  "delta": 1.0})
+    fair = run(
+        make_problem(X, y, group=rng.integers(0, 2, 60)),
+        {"objective": "demographic_parity", "max_depth": 3, "delta": 1.0},
+    )
     assert accuracy.front.values[0, 0] == cost.front.values[0, 0] == min(f1.front.values.sum(axis=1))
     assert fair.chosen()[0][0] == accuracy.front.values[0, 0]
 

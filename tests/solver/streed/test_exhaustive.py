@@ -9,8 +9,14 @@ from solver.streed.tasks import TestCosts
 from tests.solver.streed import oracle
 from tests.solver.streed.conftest import make_problem, root_front, run
 
-SWITCHES = ("use_depth_two_solver", "use_upper_bound", "use_lower_bound", "use_similarity_lower_bound",
-            "use_dataset_caching", "use_branch_caching")
+SWITCHES = (
+    "use_depth_two_solver",
+    "use_upper_bound",
+    "use_lower_bound",
+    "use_similarity_lower_bound",
+    "use_dataset_caching",
+    "use_branch_caching",
+)
 
 
 @st.composite
@@ -20,7 +26,7 @@ def tiny(draw, classes=2):
     n = draw(st.integers(2, 10))
     X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)))
     y = np.array(draw(st.lists(st.integers(0, classes - 1), min_size=n, max_size=n)))
-    nodes = draw(st.one_of(st.none(), st.integers(0, 2 ** depth - 1)))
+    nodes = draw(st.one_of(st.none(), st.integers(0, 2**depth - 1)))
     switches = {name: draw(st.booleans()) for name in SWITCHES}
     return X, y, depth, nodes, switches
 
@@ -54,7 +60,7 @@ def check(problem, params, digits=9, **task_options):
         assert got == expected, (params, got, expected)
     for value, tree, nodes in zip(search.front.values, search.front.trees, search.front.nodes):
         assert np.allclose(tree_value(search.task, problem.X, tree), value, atol=1e-9)
-        assert nodes <= (params.get("max_nodes") if params.get("max_nodes") is not None else 2 ** search.depth)
+        assert nodes <= (params.get("max_nodes") if params.get("max_nodes") is not None else 2**search.depth)
     return search
 
 
@@ -75,11 +81,19 @@ def test_cost_sensitive_matches_brute_force(case, data):
     M = np.array(data.draw(st.lists(st.integers(0, 5), min_size=4, max_size=4)), dtype=float).reshape(2, 2)
     np.fill_diagonal(M, 0)
     full = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 1.0]), min_size=m, max_size=m)))
-    costs = TestCosts(full, full / 2, data.draw(st.lists(st.integers(0, 1), min_size=m, max_size=m)),
-                      data.draw(st.lists(st.integers(-1, 0), min_size=m, max_size=m)))
+    costs = TestCosts(
+        full,
+        full / 2,
+        data.draw(st.lists(st.integers(0, 1), min_size=m, max_size=m)),
+        data.draw(st.lists(st.integers(-1, 0), min_size=m, max_size=m)),
+    )
     problem = make_problem(X, y)
-    check(problem, {"objective": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, **switches},
-          costs=costs, misclassification=M)
+    check(
+        problem,
+        {"objective": "cost_sensitive", "max_depth": depth, "max_nodes": nodes, **switches},
+        costs=costs,
+        misclassification=M,
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -98,8 +112,10 @@ def test_fairness_front_matches_brute_force(case, data, task):
     group = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
     group[0], group[1], y[0], y[1] = 1, 0, 1, 1  # both groups (with positives) present
     delta = data.draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]))
-    check(make_problem(X, y, group=group),
-          {"objective": task, "max_depth": depth, "max_nodes": nodes, "delta": delta, **switches})
+    check(
+        make_problem(X, y, group=group),
+        {"objective": task, "max_depth": depth, "max_nodes": nodes, "delta": delta, **switches},
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -112,8 +128,12 @@ def test_policy_matches_brute_force(case, data, teacher):
     values = np.array(data.draw(st.lists(st.floats(-1, 1, allow_nan=False), min_size=3 * n, max_size=3 * n)))
     propensity = np.array(data.draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n)))
     problem = make_problem(X, treatment=treatment, outcome=outcome)
-    check(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes, **switches},
-          outcomes=values.reshape(n, 3), propensity=propensity)
+    check(
+        problem,
+        {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes, **switches},
+        outcomes=values.reshape(n, 3),
+        propensity=propensity,
+    )
 
 
 @settings(max_examples=15, deadline=None)
@@ -121,10 +141,13 @@ def test_policy_matches_brute_force(case, data, teacher):
 def test_policy_with_fitted_teachers_matches_brute_force(case, data):
     X, treatment, depth, nodes, switches = case
     treatment[0] = 2
-    outcome = np.array(data.draw(st.lists(st.floats(-2, 2, allow_nan=False), min_size=len(treatment),
-                                          max_size=len(treatment))))
+    outcome = np.array(
+        data.draw(st.lists(st.floats(-2, 2, allow_nan=False), min_size=len(treatment), max_size=len(treatment)))
+    )
     problem = make_problem(X, treatment=treatment, outcome=outcome)
-    check(problem, {"objective": "policy", "teacher": "doubly_robust", "max_depth": depth, "max_nodes": nodes, **switches})
+    check(
+        problem, {"objective": "policy", "teacher": "doubly_robust", "max_depth": depth, "max_nodes": nodes, **switches}
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -144,16 +167,30 @@ def test_capacity_constrained_policy_matches_brute_force(case, data):
     problem = make_problem(X, treatment=treatment, outcome=outcome)
     reference = data.draw(st.sampled_from([None, 0, 1, 2]))  # None: the first treatment
     named = {} if reference is None else {"reference_treatment": str(problem.treatments[reference])}
-    search = check(problem, {"objective": "policy", "teacher": teacher, "capacity": capacity, "max_depth": depth,
-                             "max_nodes": nodes, **switches, **named}, outcomes=values.reshape(n, 3))
+    search = check(
+        problem,
+        {
+            "objective": "policy",
+            "teacher": teacher,
+            "capacity": capacity,
+            "max_depth": depth,
+            "max_nodes": nodes,
+            **switches,
+            **named,
+        },
+        outcomes=values.reshape(n, 3),
+    )
     value = search.chosen()[0]
     assert value[1] <= np.floor(capacity * n + 1e-9)
     # The second component counts exactly the rows the tree sends elsewhere than the reference.
     assigned = search.best_model().predict(problem.X)
     assert value[1] == np.count_nonzero(assigned != (reference or 0))
     if capacity == 1.0:  # no real limit: the unconstrained optimum
-        free = run(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
-                   outcomes=values.reshape(n, 3))
+        free = run(
+            problem,
+            {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+            outcomes=values.reshape(n, 3),
+        )
         assert abs(free.front.values[0, 0] - value[0]) < 1e-9
 
 
@@ -163,7 +200,11 @@ def test_an_unknown_reference_treatment_is_refused_by_name():
     rng = np.random.default_rng(0)
     problem = make_problem(rng.integers(0, 2, (20, 3)), treatment=np.arange(20) % 2, outcome=rng.normal(size=20))
     with pytest.raises(ProblemError, match="reference treatment 'placebo' is not a value of the treatment column"):
-        solve(problem, "streed", {"objective": "policy", "max_depth": 2, "capacity": 0.5, "reference_treatment": "placebo"})
+        solve(
+            problem,
+            "streed",
+            {"objective": "policy", "max_depth": 2, "capacity": 0.5, "reference_treatment": "placebo"},
+        )
 
 
 def test_misclassification_costs_from_text_are_true_class_by_predicted_class():
@@ -184,13 +225,16 @@ def test_misclassification_costs_from_text_are_true_class_by_predicted_class():
     assert np.array_equal(make_task(problem, {**config, "misclassification_costs": " 0, 1 ;5,0; "}).L, given.L)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("0 1; 5", "must be a square table: one row per class"),
-    ("0 one; 5 0", "must be numbers"),
-    ("0 1; -5 0", "finite numbers ≥ 0"),
-    ("0 inf; 5 0", "finite numbers ≥ 0"),
-    ("7", "must be a square table"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0 1; 5", "must be a square table: one row per class"),
+        ("0 one; 5 0", "must be numbers"),
+        ("0 1; -5 0", "finite numbers ≥ 0"),
+        ("0 inf; 5 0", "finite numbers ≥ 0"),
+        ("7", "must be a square table"),
+    ],
+)
 def test_malformed_misclassification_costs_are_parameter_errors(text, message):
     from solver.api import solve
     from solver.registry import ParameterError
@@ -204,7 +248,11 @@ def test_misclassification_costs_of_another_size_than_the_classes_name_their_ord
     from solver.api import ProblemError, solve
 
     problem = make_problem(np.zeros((4, 1)), np.array([1, 0, 0, 0]))
-    with pytest.raises(ProblemError, match="3 rows but the label has 2 classes; write one row per true class, in "
-                                           "the order 0, 1"):
-        solve(problem, "streed", {"objective": "cost_sensitive", "max_depth": 1,
-                                  "misclassification_costs": "0 1 1; 1 0 1; 1 1 0"})
+    with pytest.raises(
+        ProblemError, match="3 rows but the label has 2 classes; write one row per true class, in the order 0, 1"
+    ):
+        solve(
+            problem,
+            "streed",
+            {"objective": "cost_sensitive", "max_depth": 1, "misclassification_costs": "0 1 1; 1 0 1; 1 1 0"},
+        )

@@ -14,8 +14,9 @@ from tests.solver.streed.test_exhaustive import tree_value
 def counted(draw):
     n = draw(st.integers(1, 40))
     m = draw(st.integers(1, 6))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)),
-                 dtype=np.uint8)
+    X = np.array(
+        draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)), dtype=np.uint8
+    )
     y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
     ids = np.flatnonzero(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool))
     return X, y, ids
@@ -38,7 +39,9 @@ def test_f1_depth_two_fronts_equal_the_general_solver(case, budget, min_leaf, ca
         expected = expected[np.lexsort(expected.T[::-1])]
         assert np.array_equal(expected, got), (t, expected, got)
         # Same fewest branching nodes per value, and every code's tree has its value.
-        assert sorted(depth_two._nodes(general[2 * t + 1]).tolist()) == sorted(depth_two._nodes(fast[2 * t + 1]).tolist())
+        assert sorted(depth_two._nodes(general[2 * t + 1]).tolist()) == sorted(
+            depth_two._nodes(fast[2 * t + 1]).tolist()
+        )
         for value, code in zip(got, fast[2 * t + 1]):
             assert np.array_equal(_code_value(X, y, ids, code), value)
 
@@ -123,15 +126,18 @@ def test_fewest_first_pair_on_lines_is_the_full_scan(data, k_left, k_right, line
     left, left_nodes = side(k_left, line_left)
     right, right_nodes = side(k_right, line_right)
     extra = np.array(data.draw(st.lists(st.integers(0, 2), min_size=3, max_size=3)), dtype=float)
-    caps = np.array([data.draw(st.sampled_from([np.inf, 5.0, 12.0])), data.draw(st.integers(0, 60)),
-                     data.draw(st.integers(0, 60))], dtype=float)
+    caps = np.array(
+        [data.draw(st.sampled_from([np.inf, 5.0, 12.0])), data.draw(st.integers(0, 60)), data.draw(st.integers(0, 60))],
+        dtype=float,
+    )
     got = fronts.fewest_first_pair(left, right, left_nodes, right_nodes, extra, caps)
-    assert [tuple(p) for p in got.tolist()] == _fewest_first_by_definition(left, right, left_nodes, right_nodes,
-                                                                          extra, caps)
+    assert [tuple(p) for p in got.tolist()] == _fewest_first_by_definition(
+        left, right, left_nodes, right_nodes, extra, caps
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 7), st.integers(1, 3), st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 3), st.booleans())
 def test_f1_depth_three_kernel_equals_the_recursion(seed, nodes, min_leaf, at_root):
     # The one-kernel depth-three F1 node (f1_fronts.solve_f1_depth_three) against the recursion over
     # depth-two children: same front and fewest nodes per value, at the root (depth 3) and below it (depth 4).
@@ -179,7 +185,7 @@ def _assert_same_front(kernel, recursion, problem):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans(), st.booleans(), st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans(), st.booleans(), st.booleans())
 def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, similarity, upper, three_classes):
     # bitcount.solve_depth_four_root against recursion.Solver._branch over depth-three children: same value, same tree.
     rng = np.random.default_rng(seed)
@@ -188,8 +194,14 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
     X[:, -1] = 1 - X[:, 0]  # a complemented twin
     y = rng.integers(0, 3, n) if three_classes else (X[:, 0] ^ (rng.random(n) < 0.3)).astype(np.int64)
     problem = make_problem(X, y, n_classes=3 if three_classes else 2)
-    params = {"objective": "accuracy", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
-              "use_similarity_lower_bound": similarity, "use_upper_bound": upper}
+    params = {
+        "objective": "accuracy",
+        "max_depth": 4,
+        "max_nodes": nodes,
+        "min_samples_leaf": min_leaf,
+        "use_similarity_lower_bound": similarity,
+        "use_upper_bound": upper,
+    }
     kernel, recursion = _root_kernel_and_recursion(problem, params)
     assert kernel.front.values[0, 0] == recursion.front.values[0, 0]
     assert kernel.front.trees[0] == recursion.front.trees[0]
@@ -197,12 +209,18 @@ def test_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, simi
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(4, 15), st.integers(1, 3), st.booleans())
 def test_f1_depth_four_root_kernel_equals_the_recursion(seed, nodes, min_leaf, caching):
     # f1_fronts.solve_f1_depth_four against recursion.Solver._branch over depth-three kernels: same front, same fewest
     # nodes per value, and every point's tree has its value (with and without the shared branch cache).
     problem = _noisy_problem(seed, (10, 120), (2, 8), twin=True)
-    params = {"objective": "f1", "max_depth": 4, "max_nodes": nodes, "min_samples_leaf": min_leaf,
-              "use_dataset_caching": caching, "use_branch_caching": caching}
+    params = {
+        "objective": "f1",
+        "max_depth": 4,
+        "max_nodes": nodes,
+        "min_samples_leaf": min_leaf,
+        "use_dataset_caching": caching,
+        "use_branch_caching": caching,
+    }
     kernel, recursion = _root_kernel_and_recursion(problem, params)
     _assert_same_front(kernel, recursion, problem)

@@ -23,7 +23,7 @@ def _walked_counts(model, problem):
 
 
 @pytest.mark.parametrize("depth", [3, 4])  # depth-three / depth-four kernel codes
-@pytest.mark.parametrize("distinct_from", [0, 10 ** 9])  # distinct rows merged / the rows themselves
+@pytest.mark.parametrize("distinct_from", [0, 10**9])  # distinct rows merged / the rows themselves
 def test_front_trees_count_every_training_row(monkeypatch, distinct_from, depth):
     # Each front point's tree (built in one pass for the whole front) counts the rows as a walk does.
     monkeypatch.setattr(streed_search, "DISTINCT_FROM", distinct_from)
@@ -47,8 +47,9 @@ def test_tree_metrics_equal_the_per_row_metrics():
     model = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 3}).model
     got = metrics.evaluate(model, problem)
     reached = model.apply(problem.X)
-    expected = metrics.classification_metrics(problem.y, model.prediction[reached], 2, problem.sample_weight,
-                                              metrics.leaf_scores(model)[reached])
+    expected = metrics.classification_metrics(
+        problem.y, model.prediction[reached], 2, problem.sample_weight, metrics.leaf_scores(model)[reached]
+    )
     assert got.keys() == expected.keys() | {"leaf_counts"}
     for key, value in expected.items():
         assert np.allclose(got[key], value, rtol=1e-12, atol=1e-12), key

@@ -59,16 +59,20 @@ def test_f1_matches_pystreed(name, depth, nodes):
 
 # Depth-4 fairness cases pystreed 1.4.0 cannot prove: it stops at its time limit (seconds given), or its fit
 # crashes. Tic-tac-toe demographic parity gets the benchmark's 120 s: with 20 s its fit crashed too.
-UNPROVED = {("tic-tac-toe", "demographic_parity"): ("limit", 120),
-            ("tic-tac-toe", "equality_of_opportunity"): ("limit", 20),
-            ("car-evaluation", "equality_of_opportunity"): ("crash", 20)}
+UNPROVED = {
+    ("tic-tac-toe", "demographic_parity"): ("limit", 120),
+    ("tic-tac-toe", "equality_of_opportunity"): ("limit", 20),
+    ("car-evaluation", "equality_of_opportunity"): ("crash", 20),
+}
 DELTA = 0.05
 
 
 @pytest.mark.parametrize("name", DATASETS)
 @pytest.mark.parametrize("depth", (2, 3, 4))
-@pytest.mark.parametrize("task, reference_task", [("demographic_parity", "group-fairness"),
-                                                  ("equality_of_opportunity", "equality-of-opportunity")])
+@pytest.mark.parametrize(
+    "task, reference_task",
+    [("demographic_parity", "group-fairness"), ("equality_of_opportunity", "equality-of-opportunity")],
+)
 def test_fairness_matches_pystreed(name, depth, task, reference_task):
     # The first column is the protected group; pystreed never branches on it, and here it is not a feature.
     if depth == 4 and (name, task) in UNPROVED:
@@ -76,8 +80,11 @@ def test_fairness_matches_pystreed(name, depth, task, reference_task):
         return
     X, y = load(name)
     reference = pystreed.STreeDGroupFairnessClassifier(
-        optimization_task=reference_task, discrimination_limit=DELTA, sensitive_feature=0,
-        **reference_options(depth, None, complexity=False)).fit(X, y)
+        optimization_task=reference_task,
+        discrimination_limit=DELTA,
+        sensitive_feature=0,
+        **reference_options(depth, None, complexity=False),
+    ).fit(X, y)
     errors = int((reference.predict(X) != y).sum())
     ours = run(make_problem(X[:, 1:], y, group=X[:, 0]), {"objective": task, "max_depth": depth, "delta": DELTA})
     assert ours.chosen()[0][0] == errors
@@ -100,8 +107,13 @@ def check_fairness_pystreed_cannot_prove(name, task, reference_task, how, second
     assert int((predicted != y).sum()) == value[0]
     assert _discrimination(predicted, X[:, 0], y, task) <= DELTA
     assert value[0] <= run(problem, {"objective": task, "max_depth": 3, "delta": DELTA}).chosen()[0][0]
-    reference = run_isolated("tests.solver.streed.test_reference:reference_fairness", timeout=seconds + 100,
-                             name=name, reference_task=reference_task, time_limit=seconds)
+    reference = run_isolated(
+        "tests.solver.streed.test_reference:reference_fairness",
+        timeout=seconds + 100,
+        name=name,
+        reference_task=reference_task,
+        time_limit=seconds,
+    )
     if how == "crash":
         assert reference.get("error", "").startswith("process died"), reference
         return
@@ -115,8 +127,9 @@ def reference_fairness(name, reference_task, time_limit):
     """pystreed's depth-4 fairness fit (run in a process of its own: it may crash): its predictions, proved or not."""
     X, y = load(name)
     options = {**reference_options(4, None, complexity=False), "time_limit": time_limit}
-    model = pystreed.STreeDGroupFairnessClassifier(optimization_task=reference_task, discrimination_limit=DELTA,
-                                                   sensitive_feature=0, **options).fit(X, y)
+    model = pystreed.STreeDGroupFairnessClassifier(
+        optimization_task=reference_task, discrimination_limit=DELTA, sensitive_feature=0, **options
+    ).fit(X, y)
     return {"predicted": model.predict(X).tolist(), "optimal": bool(model.fit_result.is_optimal())}
 
 
@@ -150,11 +163,17 @@ def test_policy_matches_pystreed(name, depth, nodes, teacher, reference_teacher)
     propensity = rng.uniform(0.2, 0.9, size=n)
     table = np.column_stack([k, outcome, propensity, predicted])
     reference = pystreed.STreeDPrescriptivePolicyGenerator(
-        teacher_method=reference_teacher, **reference_options(depth, nodes, complexity=False)).fit(X, table)
+        teacher_method=reference_teacher, **reference_options(depth, nodes, complexity=False)
+    ).fit(X, table)
     problem = make_problem(X, treatment=k, outcome=outcome)
-    ours = run(problem, {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
-               outcomes=predicted, propensity=propensity)
+    ours = run(
+        problem,
+        {"objective": "policy", "teacher": teacher, "max_depth": depth, "max_nodes": nodes},
+        outcomes=predicted,
+        propensity=propensity,
+    )
     from solver.streed.tasks.policy import scores
+
     q = scores(problem, teacher, predicted, propensity)
     theirs = q[np.arange(n), reference.predict(X)].sum()
     assert ours.task.describe(ours.chosen()[0])["policy_value"] == pytest.approx(theirs, **TOL)
@@ -189,8 +208,11 @@ def test_cost_sensitive_matches_pystreed(seed, depth):
     group[1] = group[0] if seed % 2 else (group[0] + 1) % 3  # the two useful tests share a group, or not
     specs = [FeatureCostSpecifier(float(full[f]), float(discount[f]), f"g{group[f]}", f, f) for f in range(m)]
     reference = pystreed.STreeDCostSensitiveClassifier(max_depth=depth, time_limit=600).fit(
-        X, y, CostSpecifier(M.tolist(), specs))
+        X, y, CostSpecifier(M.tolist(), specs)
+    )
     costs = TestCosts(full, discount, np.arange(m), group)
-    ours = run(make_problem(X, y), {"objective": "cost_sensitive", "max_depth": depth}, costs=costs, misclassification=M)
+    ours = run(
+        make_problem(X, y), {"objective": "cost_sensitive", "max_depth": depth}, costs=costs, misclassification=M
+    )
     theirs = tree_value(ours.task, X, _nested(reference.get_tree()))[0]
     assert ours.front.values[0, 0] == pytest.approx(theirs, **TOL)

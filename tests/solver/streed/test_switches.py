@@ -9,8 +9,14 @@ from solver import api
 from solver.testing import assert_bound_trace_valid
 from tests.solver.streed.conftest import make_problem, root_front, run
 
-SWITCHES = ("use_depth_two_solver", "use_upper_bound", "use_lower_bound", "use_similarity_lower_bound",
-            "use_dataset_caching", "use_branch_caching")
+SWITCHES = (
+    "use_depth_two_solver",
+    "use_upper_bound",
+    "use_lower_bound",
+    "use_similarity_lower_bound",
+    "use_dataset_caching",
+    "use_branch_caching",
+)
 COMBINATIONS = [dict(zip(SWITCHES, values)) for values in itertools.product((False, True), repeat=len(SWITCHES))]
 
 
@@ -30,16 +36,22 @@ def problems(data):
         "f1": (make_problem(X, y), {}),
         "demographic_parity": (make_problem(X, y, group=group), {}),
         "equality_of_opportunity": (make_problem(X, y, group=group), {}),
-        "policy": (make_problem(X, treatment=y, outcome=predicted[:, 0]), {"outcomes": predicted,
-                                                                            "propensity": propensity}),
+        "policy": (
+            make_problem(X, treatment=y, outcome=predicted[:, 0]),
+            {"outcomes": predicted, "propensity": propensity},
+        ),
     }
 
 
-@pytest.mark.parametrize("task, depth, nodes", [
-    (task, depth, nodes)
-    for task in ("accuracy", "cost_sensitive", "f1", "demographic_parity", "equality_of_opportunity", "policy")
-    for depth, nodes in ((3, None), (3, 4))
-] + [("accuracy", 4, 5)])
+@pytest.mark.parametrize(
+    "task, depth, nodes",
+    [
+        (task, depth, nodes)
+        for task in ("accuracy", "cost_sensitive", "f1", "demographic_parity", "equality_of_opportunity", "policy")
+        for depth, nodes in ((3, None), (3, 4))
+    ]
+    + [("accuracy", 4, 5)],
+)
 def test_every_switch_combination_gives_the_same_optimum(data, task, depth, nodes):
     problem, options = problems(data)[task]
     params = {"objective": task, "max_depth": depth, "max_nodes": nodes, "delta": 0.1}
@@ -63,8 +75,12 @@ def test_trace_is_valid_and_anytime_result_has_a_status(data):
     # whose root and depth-four children are resumable, and compare it with that search's optimum.
     result = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 5})
     assert result.status == "optimal" and result.lower_bound == result.objective
-    stopped = api.solve(problem, "streed", {"objective": "accuracy", "max_depth": 5, "use_lower_bound": False,
-                                            "use_upper_bound": False}, api.Limits(node_limit=3))
+    stopped = api.solve(
+        problem,
+        "streed",
+        {"objective": "accuracy", "max_depth": 5, "use_lower_bound": False, "use_upper_bound": False},
+        api.Limits(node_limit=3),
+    )
     assert stopped.status == "node_limit"
     assert_bound_trace_valid(stopped.trace, stopped.status)
     assert stopped.objective >= result.objective and stopped.lower_bound <= result.objective
@@ -91,7 +107,7 @@ def test_the_optimum_never_gets_worse_with_more_depth_or_nodes(data, task):
     problem, _ = problems(data)[task]
     values = {}
     for depth in (1, 2, 3):
-        for nodes in range(0, 2 ** depth + 1):
+        for nodes in range(0, 2**depth + 1):
             values[depth, nodes] = run(problem, {"objective": task, "max_depth": depth, "max_nodes": nodes}).upper_bound
     for (depth, nodes), value in values.items():
         if (depth, nodes + 1) in values:

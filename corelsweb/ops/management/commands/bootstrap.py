@@ -22,5 +22,7 @@ class Command(BaseCommand):
             user.save()
         have = set(user.datasets.values_list("name", flat=True))
         added = [add_sample(user, key).name for key, s in SAMPLES.items() if s.name not in have]
-        self.stdout.write(f"demo account {username!r}: {'created' if created else 'exists'}; "
-                          f"samples added: {', '.join(added) or 'none'}")
+        self.stdout.write(
+            f"demo account {username!r}: {'created' if created else 'exists'}; "
+            f"samples added: {', '.join(added) or 'none'}"
+        )

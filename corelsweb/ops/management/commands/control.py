@@ -9,8 +9,10 @@ from corelsweb.runs import control
 
 
 class Command(BaseCommand):
-    help = ("Reconcile runs (orphans of dead workers, lost messages) every CORELSWEB_RECONCILE_SECONDS; start one per "
-            "host: they elect one leader, and a standby takes over when it dies.")
+    help = (
+        "Reconcile runs (orphans of dead workers, lost messages) every CORELSWEB_RECONCILE_SECONDS; start one per "
+        "host: they elect one leader, and a standby takes over when it dies."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--interval", type=float, default=None, help="seconds between passes")

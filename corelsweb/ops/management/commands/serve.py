@@ -12,8 +12,10 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = ("Migrate, create the demo account, start Celery workers (short and long queue), the control loop and "
-            "gunicorn; Ctrl-C stops all.")
+    help = (
+        "Migrate, create the demo account, start Celery workers (short and long queue), the control loop and "
+        "gunicorn; Ctrl-C stops all."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -35,17 +37,33 @@ class Command(BaseCommand):
         short = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "short", "-n", "short@%h"])
         long = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "long", "-n", "long@%h"])
         control = subprocess.Popen([python, "-m", "django", "control"])
-        web = subprocess.Popen([
-            python, "-m", "gunicorn", "corelsweb.wsgi", "--bind", f"{host}:{port}",
-            "--workers", "2", "--threads", "4", "--access-logfile", "-", "--log-level", "warning",
-        ])
-        self.stdout.write(self.style.SUCCESS(
-            f"\ncorelsweb is running at http://{host}:{port}/  (demo account: demo / demo-corelsweb)\n"
-            f"database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
-            f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the workers.\n"
-            "The workers compile the solvers in the background (a few minutes on the first start only); the "
-            "dataset pages show which algorithms are ready.\n"
-        ))
+        web = subprocess.Popen(
+            [
+                python,
+                "-m",
+                "gunicorn",
+                "corelsweb.wsgi",
+                "--bind",
+                f"{host}:{port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+                "--access-logfile",
+                "-",
+                "--log-level",
+                "warning",
+            ]
+        )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"\ncorelsweb is running at http://{host}:{port}/  (demo account: demo / demo-corelsweb)\n"
+                f"database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
+                f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}; Ctrl-C stops the server and the workers.\n"
+                "The workers compile the solvers in the background (a few minutes on the first start only); the "
+                "dataset pages show which algorithms are ready.\n"
+            )
+        )
         children = [short, long, control, web]
         signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
