@@ -13,17 +13,21 @@ def histogram_figure(extras):
     for cell in extras.get("histogram", []):
         by_objective[cell["objective"]] = by_objective.get(cell["objective"], 0) + cell["count"]
     xs = sorted(by_objective)
+    # One bar per objective value, on a category axis: a numeric axis draws a lone value as a bar 0.8 wide.
     return figure(
         [
             {
                 "type": "bar",
-                "x": xs,
+                "x": [f"{x:.6g}" for x in xs],
                 "y": [float(by_objective[x]) for x in xs],
                 "marker": {"color": PALETTE[0]},
-                "hovertemplate": "objective %{x:.6f}<br>%{y:,} trees<extra></extra>",
+                "hovertemplate": "objective %{x}<br>%{y:,} trees<extra></extra>",
             }
         ],
-        base_layout(xaxis={"title": "Objective (training data)"}, yaxis={"title": "Trees"}),
+        base_layout(
+            xaxis={"title": {"text": "Objective (training data)"}, "type": "category"},
+            yaxis={"title": {"text": "Trees"}},
+        ),
     )
 
 
@@ -51,7 +55,7 @@ def importance_figure(extras):
             }
         ],
         base_layout(
-            xaxis={"title": "Share of trees using the feature", "range": [0, 1]},
+            xaxis={"title": {"text": "Share of trees using the feature"}, "range": [0, 1]},
             margin={"l": 200, "r": 20, "t": 20, "b": 40},
             height=120 + 22 * len(rows),
         ),
@@ -75,7 +79,9 @@ def scatter_figure(extras):
                 "hoverinfo": "text",
             }
         ],
-        base_layout(xaxis={"title": "Leaves", "dtick": 1}, yaxis={"title": "Training score (1 − loss)"}),
+        base_layout(
+            xaxis={"title": {"text": "Leaves"}, "dtick": 1}, yaxis={"title": {"text": "Training score (1 − loss)"}}
+        ),
     )
 
 
@@ -94,8 +100,8 @@ def disagreement_figure(votes, which):
             }
         ],
         base_layout(
-            xaxis={"title": f"{which} rows, sorted"},
-            yaxis={"title": "Share of trees predicting the positive class", "range": [0, 1]},
+            xaxis={"title": {"text": f"{which} rows, sorted"}},
+            yaxis={"title": {"text": "Share of trees predicting the positive class"}, "range": [0, 1]},
         ),
     )
 

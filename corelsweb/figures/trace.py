@@ -21,6 +21,15 @@ def _x_range(trace):
     return [0, last * 1.05 if last > 0 else 0.001]
 
 
+def _y_range(data):
+    """Return a y range around bounds that never move (plotly draws one tick with every digit of a flat line)."""
+    ys = [y for series in data for y in series["y"]]
+    if not ys or max(ys) > min(ys):
+        return {}
+    pad = max(abs(ys[0]) * 0.05, 1e-3)
+    return {"range": [ys[0] - pad, ys[0] + pad]}
+
+
 def bound_trace_figure(trace, title=None):
     """Return a figure of lower and upper bound against elapsed seconds (step lines)."""
     data = []
@@ -44,7 +53,7 @@ def bound_trace_figure(trace, title=None):
     layout = base_layout(
         height=320,
         xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee"},
-        yaxis={"title": {"text": "objective"}, "gridcolor": "#eee"},
+        yaxis={"title": {"text": "objective"}, "gridcolor": "#eee", "tickformat": ".5~g", **_y_range(data)},
         legend=LEGEND_ABOVE,
         margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )
@@ -55,7 +64,7 @@ def bound_trace_figure(trace, title=None):
 
 def search_size_figure(trace):
     """Return a figure of the search's size columns (queue, graph, trie, ...) over time, or None."""
-    skip = {"elapsed", "lower_bound", "upper_bound", "memory"}
+    skip = {"elapsed", "lower_bound", "upper_bound", "memory", "phase"}  # phase: a stage number, not a size
     data = []
     for key in trace:
         if key in skip:

@@ -525,14 +525,19 @@ def rashomon_count(request, pk):
         flt = rashomon_filter(request.GET, extras)
     except ValueError as e:
         return JsonResponse({"error": str(e)}, status=400)
-    count = load_rashomon(extras["graph"], (run.pk, run.version)).count(flt)
+    tree_set = load_rashomon(extras["graph"], (run.pk, run.version))
+    count = tree_set.count(flt)
     total = extras["count"]
+    # Which trees of the page's list (the best of the whole set, in its order) the filters keep.
+    listed = len(extras.get("top") or [])
+    kept = [tree_set.passes(tree, flt) for _, tree in tree_set.trees(limit=listed)] if listed else []
     return JsonResponse(
         {
             "count": str(count),
             "count_text": f"{count:,}",
             "total_text": f"{total:,}",
             "share": count / total if total else 0.0,
+            "listed_kept": kept,
         }
     )
 

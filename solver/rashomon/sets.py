@@ -222,6 +222,18 @@ class TreeSet:
                 given += 1
                 yield k, tree
 
+    def passes(self, tree, flt):
+        """Return whether one listed tree (nested tuples, as ``trees`` yields) is kept by ``flt``."""
+        used = features_of(tree)
+        leaves, depth = shape(tree)
+        mistakes = sum(self.leaf_m[v] for v in _tree_leaves(tree))
+        return (
+            not (used & flt.exclude)
+            and flt.include <= used
+            and (flt.max_depth is None or depth <= flt.max_depth)
+            and flt.cell_ok(mistakes, leaves)
+        )
+
     def sample(self, n, seed=0, flt=NO_FILTER):
         """Return ``n`` trees drawn uniformly (with replacement) from the trees ``flt`` keeps."""
         rng = random.Random(seed)
@@ -403,6 +415,10 @@ def features_of(tree):
     if len(tree) == 1:
         return frozenset()
     return frozenset({tree[1]}) | features_of(tree[2]) | features_of(tree[3])
+
+
+def _tree_leaves(tree):
+    return [tree[0]] if len(tree) == 1 else _tree_leaves(tree[2]) + _tree_leaves(tree[3])
 
 
 def tree_text(tree, label):

@@ -19,8 +19,28 @@
     var out = document.getElementById("rashomon-filtered");
     fetch(form.dataset.countUrl + "?" + query(form), { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
-      .then(function (data) { out.textContent = data.error ? data.error : data.count_text; })
+      .then(function (data) {
+        out.textContent = data.error ? data.error : data.count_text;
+        if (!data.error && data.listed_kept) { followFilters(data.listed_kept); }
+      })
       .catch(function () { out.textContent = "(the count could not be fetched)"; });
+  }
+
+  // The list holds the best trees of the whole set: show those the filters keep, and say how many.
+  function followFilters(kept) {
+    var items = document.querySelectorAll("#rashomon-trees > li");
+    var shown = 0;
+    items.forEach(function (li, i) {
+      var keep = kept[i] !== false;
+      li.hidden = !keep;
+      if (keep) { shown += 1; }
+    });
+    var note = document.getElementById("rashomon-trees-note");
+    if (note) {
+      note.textContent = shown === items.length ? "" :
+        shown + " of the " + items.length + " best trees of the set pass these filters" +
+        (shown ? " (the others are hidden)." : ".");
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -107,7 +107,7 @@ def test_the_fairness_front_plots_only_non_dominated_points():
         {"values": {"misclassifications": 565, "discrimination": 0.043}, "chosen": True},
         {"values": {"misclassifications": 600, "discrimination": 0.01}},
     ]
-    figure = front_figure({"objective": "demographic_parity", "front": front, "delta": 0.05})
+    figure = front_figure({"task": "demographic_parity", "front": front, "delta": 0.05})
     assert sorted(figure["data"][0]["x"]) == [565, 600]
 
 

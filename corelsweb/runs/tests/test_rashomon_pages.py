@@ -60,6 +60,10 @@ def test_filters_count_on_the_stored_graph(alice_client, alice, charlie):
         == s.count(Filter(exclude=frozenset({j})))
         == result.extras["count"] - result.extras["importance"][0]["trees"]
     )
+    # The page's list (the best trees of the whole set) follows the filters: each listed tree kept or not.
+    kept = {t for _, t in s.trees(Filter(exclude=frozenset({j})))}
+    listed = [t for _, t in s.trees(limit=len(result.extras["top"]))]
+    assert body["listed_kept"] == [t in kept for t in listed] and len(listed) == len(result.extras["top"])
     body = alice_client.get(url, {"include": str(j), "leaves_max": "3"}).json()
     assert int(body["count"]) == sum(1 for _, t in s.trees(Filter(include=frozenset({j}), leaves=(None, 3))))
     assert int(alice_client.get(url).json()["count"]) == result.extras["count"]
@@ -135,3 +139,29 @@ def test_favourites_are_kept_for_the_owner_and_shown_read_only_on_share_links(al
     assert RashomonFavourite.objects.filter(run=run).count() == 1
     shared = Client().get(reverse("share-view", args=[create_link(run).token])).content.decode()
     assert "★ favourite" in shared and "☆ keep" not in shared and url not in shared
+
+
+def test_every_picture_names_its_axes_and_a_flat_bound_trace_reads_rounded(alice):
+    # Check what the QA pass saw on a Rashomon run page: axis titles given as plain strings (plotly.js 3
+    # draws none), one objective value drawn as a bar 0.8 wide, a flat bound line labelled with every digit,
+    # and the search's stage number plotted as a size.
+    from corelsweb.figures.rashomon import histogram_figure
+    from corelsweb.figures.trace import bound_trace_figure, search_size_figure
+
+    run, _ = make_rashomon_run(alice)
+    run.refresh_from_db()
+    panels = [(p["id"], p["figure"]) for p in panels_for_result(run.result)]
+    assert len(panels) >= 4
+    for key, fig in panels:
+        if not fig:
+            continue
+        layout = fig["layout"]
+        for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+            title = layout[axis].get("title")
+            assert title is None or isinstance(title, dict), (key, axis, title)
+    one_value = histogram_figure({"histogram": [{"objective": 0.13870967741935483, "count": 2, "leaves": 3}]})
+    assert one_value["layout"]["xaxis"]["type"] == "category" and one_value["data"][0]["x"] == ["0.13871"]
+    flat = {"elapsed": [0.0, 0.1], "lower_bound": [0.1387, 0.1387], "upper_bound": [0.1387, 0.1387], "phase": [1, 2]}
+    low, high = bound_trace_figure(flat)["layout"]["yaxis"]["range"]
+    assert low < 0.1387 < high
+    assert search_size_figure(flat) is None  # a stage number is not a size
