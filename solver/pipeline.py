@@ -93,6 +93,7 @@ class Prepared:
     train: object
     test: object
     description: str
+    warm_seconds: float = 0.0  # compiling (or waiting for another thread to compile) the kernels here
 
 
 def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True):
@@ -100,14 +101,15 @@ def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=Tr
     spec = registry.get(algorithm)
     train, test, description = evaluation.split(table, roles) if evaluation is not None else (table, None, "")
     problem = make_problem(train, roles, spec.binarization_for(binarization))
-    if warm:
-        api.warm(algorithm)
-    return Prepared(algorithm, roles, problem, train, test, description)
+    warm_seconds = api.warm(algorithm) if warm else 0.0
+    return Prepared(algorithm, roles, problem, train, test, description, warm_seconds)
 
 
 def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None):
     """Solve a ``Prepared`` fit; return its ``Result`` with test vectors and, with test rows, test metrics."""
     result = api.solve(prepared.problem, prepared.algorithm, params, limits, on_progress, on_incumbent)
+    # The kernels compiled while preparing count as this fit's compilation (a worker still warming up).
+    result.stats["compile_seconds"] = result.stats.get("compile_seconds", 0.0) + prepared.warm_seconds
     result.test_vectors = export.test_vectors(result.model, prepared.train)
     if prepared.test is not None:
         result.holdout = score(result.model, prepared)

@@ -43,13 +43,12 @@ def confusion_panels(result):
     metrics = result.get("metrics") or {}
     if not metrics.get("confusion_matrix"):
         return []
-    return [
-        panel(
-            "confusion",
-            "Confusion matrix (training)",
-            confusion_figure(metrics["confusion_matrix"], result["model"]["classes"]),
-        )
-    ]
+    classes = result["model"]["classes"]
+    panels = [panel("confusion", "Confusion matrix (training)", confusion_figure(metrics["confusion_matrix"], classes))]
+    test = ((result.get("holdout") or {}).get("metrics") or {}).get("confusion_matrix")
+    if test:
+        panels.append(panel("confusion-test", "Confusion matrix (test)", confusion_figure(test, classes)))
+    return panels
 
 
 def trace_panels(result):

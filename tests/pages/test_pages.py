@@ -136,6 +136,10 @@ def test_path_cells_are_grouped_under_their_path_and_runs_have_names_and_notes(a
     assert home.count("cart</a>") == 0 and "shallow baseline" in home and 'id="home-paths"' in home
     runs_page = alice_client.get(reverse("dataset-runs", args=[dataset.pk])).content.decode()
     assert "to compare with CORELS" in runs_page and runs_page.count('name="runs"') <= 1
+    # Every objective in a run list says it is on the training data (found by a QA pass).
+    dataset_page = alice_client.get(dataset.get_absolute_url()).content.decode()
+    for page in (home, runs_page, dataset_page):
+        assert "<th>Objective</th>" not in page and "<th>Objective (training)</th>" in page
 
 
 def test_staff_see_any_run_read_only_from_linked_queue_rows(client, alice):
