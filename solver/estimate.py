@@ -15,6 +15,7 @@ import math
 from solver.ordered import policy
 
 LEVELS = ("easy", "moderate", "hard", "very hard")
+FEW_FEATURES = 16  # binary features up to which a tree search is at most moderate, whatever its depth
 
 
 def max_leaves(loss0, lam, max_depth=None):
@@ -80,6 +81,13 @@ def estimate(
     # Rule-list searches prune by rule support, not depth: judge them by the antecedents alone.
     depth = None if rule_list else effective_depth(leaves, max_depth)
     word = level(n_features, 3 if rule_list else depth)
+    if not rule_list and n_features <= FEW_FEATURES:
+        # Few binary features bound a tree search whatever its depth: a path splits on each at most once and
+        # every subproblem is the rows a conjunction of them selects (measured, GOSDT without a depth limit at
+        # λ 0.01 and 0.001: monk1–3, 11 features, proved in ≤ 0.7 s; car-evaluation, 15 features and 1,728
+        # rows, in ≤ 4.4 s).
+        word = min(word, "easy" if n_rows <= 1000 else "moderate", key=LEVELS.index)
+        depth = min(depth, n_features) if depth else n_features
     warnings, suggestions = [], []
     if word in ("hard", "very hard"):
         shape = "rules" if rule_list else "leaves"

@@ -31,6 +31,15 @@ def test_hard_searches_warn_and_suggest():
     assert easy["level"] == "easy" and not easy["warnings"] and not easy["suggestions"]
 
 
+def test_few_binary_features_are_easy_whatever_the_depth():
+    # Found by a QA pass: GOSDT on monk1 (11 features, 124 rows) at λ 0.01 without a depth limit was called
+    # "hard, likely to stop at its time limit"; it proves in 0.2 s (car-evaluation, 15 × 1,728: 4.4 s).
+    monk1 = estimate(n_features=11, n_rows=124, loss0=0.5, lam=0.01, max_depth=None)
+    assert monk1["level"] == "easy" and not monk1["warnings"] and monk1["depth"] <= 11
+    assert estimate(n_features=15, n_rows=1728, loss0=0.3, lam=0.001, max_depth=None)["level"] == "moderate"
+    assert estimate(n_features=27, n_rows=958, loss0=0.35, lam=0.001, max_depth=None)["level"] == "hard"
+
+
 def test_rule_lists_are_judged_by_their_antecedents():
     assert estimate(155, 6489, 0.45, 0.005, rule_list=True)["level"] == "moderate"
     assert estimate(10_000, 569, 0.37, 0.01, rule_list=True)["level"] == "very hard"
