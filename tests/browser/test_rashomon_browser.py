@@ -52,7 +52,20 @@ def test_rashomon_count_filter_and_open_a_tree(browser, live_server, celery_work
     )
     filtered = number(page.inner_text("#rashomon-filtered"))
     assert 0 <= filtered < total
+    # The list of best trees follows the filters: only trees that pass stay visible, and the page says so.
+    listed = page.locator("#rashomon-trees > li").count()
+    visible = page.locator("#rashomon-trees > li:not([hidden])").count()
+    assert visible <= min(filtered, listed)
+    if total <= listed:  # every tree is listed, so the ones the filter drops are hidden
+        assert visible == filtered < listed and "pass these filters" in page.inner_text("#rashomon-trees-note")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "browser-rashomon-filtered.png"), full_page=True)
 
+    select.select_option([])
+    page.wait_for_function(
+        "t => document.getElementById('rashomon-filtered').textContent.replace(/\\D/g, '') === t", arg=str(total)
+    )
+    assert page.locator("#rashomon-trees > li:not([hidden])").count() == listed
     page.click("#rashomon-trees li:first-child details summary")
     page.wait_for_selector("[data-figure='rashomon-tree-0'][data-drawn='1']")
     assert page.locator("[data-figure='rashomon-tree-0'] svg").count() >= 1
