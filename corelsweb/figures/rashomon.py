@@ -101,7 +101,7 @@ def disagreement_figure(votes, which):
         ],
         base_layout(
             xaxis={"title": {"text": f"{which} rows, sorted"}},
-            yaxis={"title": {"text": "Share of trees predicting the positive class"}, "range": [0, 1]},
+            yaxis={"title": {"text": "Share predicting positive"}, "range": [0, 1]},
         ),
     )
 
