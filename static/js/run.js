@@ -20,6 +20,15 @@
         });
         series.x = xs; series.y = ys;
       });
+      if ((trace.elapsed || []).length && div.classList.contains("waiting")) {
+        // The first points: show the chart (no empty axes while the run waits for its worker).
+        div.classList.remove("waiting");
+        var waiting = document.getElementById("live-waiting");
+        if (waiting) { waiting.hidden = true; }
+        window.Plotly.react(div, div.data, div.layout);
+        window.Plotly.Plots.resize(div);
+        return;
+      }
       window.Plotly.react(div, div.data, div.layout);
     }
 

@@ -97,3 +97,15 @@ def test_the_parameters_table_lists_only_the_parameters_that_applied():
     config = registry.get("gosdt").clean({"objective": "pauc"})
     titles = [title for title, _ in _param_rows("gosdt", config)]
     assert "θ (largest FPR)" in titles and "ω" not in titles
+
+
+def test_a_run_without_bounds_yet_says_so_instead_of_drawing_empty_axes(alice_client, alice):
+    # Found by a QA pass: a queued run's page drew an empty bound chart with placeholder axes.
+    run = make_run(alice)
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="live-waiting">' in page and 'class="figure waiting" data-figure="fig-live"' in page
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.RUNNING, trace={"elapsed": [0.0, 0.5], "lower_bound": [0.0, 0.1], "upper_bound": [0.4, 0.3]}
+    )
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="live-waiting" hidden>' in page and 'class="figure" data-figure="fig-live"' in page
