@@ -9,6 +9,7 @@ def test_the_result_page_draws_the_tree_and_metrics(alice_client, alice):
     run = make_finished_run(alice)
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert 'data-figure="fig-model"' in page and 'id="fig-model"' in page
+    assert "The numbers in the leaves are counted on the training rows." in page  # which data (QA pass)
     assert 'id="metrics-table"' in page and "Accuracy" in page and "Confusion matrix" in page
     assert "vendor/plotly.min.js" in page
 
