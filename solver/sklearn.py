@@ -28,6 +28,13 @@ from solver.survival_metrics import tree_metrics
 SOLVE_OPTIONS = ("time_limit", "node_limit", "binarize")
 
 
+def _keep_parameters(estimator, arguments):
+    """Store ``__init__``'s keyword arguments as attributes of the same names (scikit-learn's convention)."""
+    for name, value in arguments.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 def binarization(estimator):
     """Return the binarization of an estimator's fit: its ``binarize``, else its algorithm's registry default."""
     return registry.get(estimator.algorithm).binarization_for(estimator.binarize)
@@ -116,13 +123,7 @@ class CARTClassifier(SolverClassifierMixin, BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.criterion = criterion
-        self.regularization = regularization
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
 
 class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
@@ -160,25 +161,7 @@ class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.regularization = regularization
-        self.max_length = max_length
-        self.antecedents = antecedents
-        self.min_support = min_support
-        self.max_clauses = max_clauses
-        self.negations = negations
-        self.policy = policy
-        self.use_garbage_collection = use_garbage_collection
-        self.use_hierarchical_bound = use_hierarchical_bound
-        self.use_lookahead_bound = use_lookahead_bound
-        self.use_length_bound = use_length_bound
-        self.use_minimum_support_bound = use_minimum_support_bound
-        self.use_accurate_support_bound = use_accurate_support_bound
-        self.use_equivalent_points_bound = use_equivalent_points_bound
-        self.use_permutation_map = use_permutation_map
-        self.use_captured_vector_map = use_captured_vector_map
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
     def fit(self, X, y):
         """Fit the rule list; return ``self``. CORELS counts rows, so it takes no sample weights."""
@@ -232,20 +215,7 @@ class OSSTSurvivalTree(BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.regularization = regularization
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.time_normalizer = time_normalizer
-        self.ipcw_ties = ipcw_ties
-        self.use_lookahead_bound = use_lookahead_bound
-        self.use_equivalent_points_bound = use_equivalent_points_bound
-        self.use_incremental_progress_bound = use_incremental_progress_bound
-        self.use_subtree_bound = use_subtree_bound
-        self.use_reference_bound = use_reference_bound
-        self.reference_model = reference_model
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
     def fit(self, X, y):
         """Fit the tree to features ``X`` and the structured survival target ``y``; return ``self``."""
@@ -357,25 +327,7 @@ class OSDTClassifier(SolverClassifierMixin, BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.regularization = regularization
-        self.max_depth = max_depth
-        self.policy = policy
-        self.warm_start = warm_start
-        self.feature_order = feature_order
-        self.prune_when_queued = prune_when_queued
-        self.use_hierarchical_bound = use_hierarchical_bound
-        self.use_lookahead_bound = use_lookahead_bound
-        self.use_equivalent_points_bound = use_equivalent_points_bound
-        self.use_support_bound = use_support_bound
-        self.use_incremental_accuracy_bound = use_incremental_accuracy_bound
-        self.use_leaf_accuracy_bound = use_leaf_accuracy_bound
-        self.use_leaf_count_bound = use_leaf_count_bound
-        self.use_prefix_leaf_count_bound = use_prefix_leaf_count_bound
-        self.use_permutation_map = use_permutation_map
-        self.use_similar_support = use_similar_support
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
 
 class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
@@ -415,23 +367,7 @@ class GOSDTClassifier(SolverClassifierMixin, BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.objective = objective
-        self.regularization = regularization
-        self.max_depth = max_depth
-        self.cost_weight = cost_weight
-        self.pauc_theta = pauc_theta
-        self.use_hierarchical_bound = use_hierarchical_bound
-        self.use_lookahead_bound = use_lookahead_bound
-        self.use_incremental_progress_bound = use_incremental_progress_bound
-        self.use_progress_lower_bound = use_progress_lower_bound
-        self.use_equivalent_points_bound = use_equivalent_points_bound
-        self.use_leaf_permutation_bound = use_leaf_permutation_bound
-        self.use_leaf_count_bound = use_leaf_count_bound
-        self.use_similar_support_bound = use_similar_support_bound
-        self.threshold_search = threshold_search
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Fit the tree (``sample_weight`` optional); return ``self``."""
@@ -493,25 +429,7 @@ class STreeDClassifier(SolverClassifierMixin, BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.objective = objective
-        self.max_depth = max_depth
-        self.max_nodes = max_nodes
-        self.min_samples_leaf = min_samples_leaf
-        self.delta = delta
-        self.misclassification_costs = misclassification_costs
-        self.teacher = teacher
-        self.capacity = capacity
-        self.reference_treatment = reference_treatment
-        self.use_depth_two_solver = use_depth_two_solver
-        self.use_upper_bound = use_upper_bound
-        self.use_lower_bound = use_lower_bound
-        self.use_similarity_lower_bound = use_similarity_lower_bound
-        self.use_dataset_caching = use_dataset_caching
-        self.use_branch_caching = use_branch_caching
-        self.threshold_search = threshold_search
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None, group=None, feature_cost=None):
         """Fit the tree; return ``self``."""
@@ -606,22 +524,7 @@ class STreeDPolicyTree(BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.max_depth = max_depth
-        self.max_nodes = max_nodes
-        self.min_samples_leaf = min_samples_leaf
-        self.teacher = teacher
-        self.capacity = capacity
-        self.reference_treatment = reference_treatment
-        self.use_depth_two_solver = use_depth_two_solver
-        self.use_upper_bound = use_upper_bound
-        self.use_lower_bound = use_lower_bound
-        self.use_similarity_lower_bound = use_similarity_lower_bound
-        self.use_dataset_caching = use_dataset_caching
-        self.use_branch_caching = use_branch_caching
-        self.threshold_search = threshold_search
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
     def fit(self, X, treatment, outcome):
         """Fit the policy tree; return ``self``."""
@@ -686,21 +589,7 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
         node_limit=None,
         binarize=None,
     ):
-        self.objective = objective
-        self.regularization = regularization
-        self.max_depth = max_depth
-        self.epsilon = epsilon
-        self.additive_epsilon = additive_epsilon
-        self.objective_bound = objective_bound
-        self.cost_weight = cost_weight
-        self.ignore_trivial_extensions = ignore_trivial_extensions
-        self.use_hierarchical_bound = use_hierarchical_bound
-        self.use_lookahead_bound = use_lookahead_bound
-        self.use_equivalent_points_bound = use_equivalent_points_bound
-        self.use_leaf_permutation_bound = use_leaf_permutation_bound
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.binarize = binarize
+        _keep_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Find the set; return ``self``."""

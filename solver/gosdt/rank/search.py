@@ -451,28 +451,32 @@ class RankSearch:
         rules = np.empty(1 << k, np.int64)
         no_classes = (np.zeros(k + 1, np.int64), np.zeros(0), np.zeros(0))
         rank_eq = s["use_equivalent_points_bound"] and self.kind != rk.F1
+
+        def entry_bounds(classes, use_equivalent):
+            rk.entry_bounds(
+                self.kind,
+                lp,
+                ln,
+                split,
+                minority,
+                *classes,
+                float(floor),
+                self.upper_bound,
+                self.lam,
+                self.P,
+                self.N,
+                self.omega,
+                self.theta,
+                s["use_hierarchical_bound"],
+                s["use_lookahead_bound"],
+                use_equivalent,
+                bounds,
+                rules,
+            )
+
         # The equivalent points bound is at least the hierarchical one: when that already drops every
         # split set, the classes need not be gathered.
-        rk.entry_bounds(
-            self.kind,
-            lp,
-            ln,
-            split,
-            minority,
-            *no_classes,
-            float(floor),
-            self.upper_bound,
-            self.lam,
-            self.P,
-            self.N,
-            self.omega,
-            self.theta,
-            s["use_hierarchical_bound"],
-            s["use_lookahead_bound"],
-            s["use_equivalent_points_bound"] and not rank_eq,
-            bounds,
-            rules,
-        )
+        entry_bounds(no_classes, s["use_equivalent_points_bound"] and not rank_eq)
         if not rank_eq or not (rules[1:] == rk.KEPT).any():
             return bounds, rules
         parts = [lv.classes(ids[j]) for j in split_idx]
@@ -480,28 +484,7 @@ class RankSearch:
         cls_n = np.concatenate([n for _, n in parts])
         cls_start = np.zeros(k + 1, np.int64)
         cls_start[1:] = np.cumsum([len(p) for p, _ in parts])
-        rk.entry_bounds(
-            self.kind,
-            lp,
-            ln,
-            split,
-            minority,
-            cls_start,
-            cls_p,
-            cls_n,
-            float(floor),
-            self.upper_bound,
-            self.lam,
-            self.P,
-            self.N,
-            self.omega,
-            self.theta,
-            s["use_hierarchical_bound"],
-            s["use_lookahead_bound"],
-            True,
-            bounds,
-            rules,
-        )
+        entry_bounds((cls_start, cls_p, cls_n), True)
         return bounds, rules
 
     def _store(self, ids, n_new):

@@ -142,21 +142,21 @@ def test_the_export_round_trips_with_test_vectors():
 
 
 def test_a_time_limit_returns_a_complete_smaller_set():
+    # The whole set of this input takes about 19 s on the project's 2-core machine (measured 2026-11-26): a 1 s
+    # limit stops it after its optimum and at least one more stage, which it reports whole.
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(60, 12))
     y = (X[:, 0] ^ X[:, 1]) | rng.integers(0, 2, 60) * X[:, 2]
     result = api.solve(
-        problem(X, y), "rashomon", {"regularization": 0.005, "epsilon": 3.0}, limits=Limits(time_limit=0.5)
+        problem(X, y), "rashomon", {"regularization": 0.005, "epsilon": 3.0}, limits=Limits(time_limit=1.0)
     )
     extras = result.extras
-    if result.status == "optimal":
-        pytest.skip("the machine finished the whole set within the limit")
     assert result.status == "time_limit"
-    if extras["proved_bound"] is not None:
-        s = load(extras["graph"])
-        assert s.count() == extras["count"]
-        assert all(float(s.objective(k)) <= extras["proved_bound"] + 1e-12 for k, _ in s.trees(limit=1000))
-        assert extras["open"] == [extras["proved_bound"], extras["theta"]]
+    assert extras["proved_bound"] is not None and extras["optimum"] <= extras["proved_bound"] < extras["theta"]
+    s = load(extras["graph"])
+    assert s.count() == extras["count"] >= 1
+    assert all(float(s.objective(k)) <= extras["proved_bound"] + 1e-12 for k, _ in s.trees(limit=1000))
+    assert extras["open"] == [extras["proved_bound"], extras["theta"]]
 
 
 def test_the_packed_graph_round_trips_and_the_estimator_keeps_a_graph_too_large_to_store(monkeypatch):
