@@ -119,9 +119,9 @@ class RunForm(forms.Form):
             refused = test_datasets(dataset)[1]
             if refused:
                 names = ", ".join(d.name for d in refused[:5]) + (" …" if len(refused) > 5 else "")
-                self.fields["evaluation"].help_text += (
-                    f" Not offered ({len(refused)}), because they lack columns this run needs: {names}."
-                )
+                self.fields[
+                    "evaluation"
+                ].help_text += f" Not offered ({len(refused)}), because they lack columns this run needs: {names}."
         if not any(p.name == "regularization" for p in algorithm.params):
             del self.fields["lambda_mode"], self.fields["lambda_target"]
         self.fields["time_limit"].initial = settings.CORELSWEB_DEFAULT_TIME_LIMIT
