@@ -96,6 +96,27 @@ CASES = [
         {"max_depth": 3, "threshold_search": "binary"},
     ),
     (
+        "streed binary (bank exact d3, f1)",
+        "streed",
+        "bank.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 3, "objective": "f1"},
+    ),
+    (
+        "streed binary (bank exact d3, cost-sensitive)",
+        "streed",
+        "bank.csv",
+        {"label": "label"},
+        "exact",
+        {
+            "max_depth": 3,
+            "objective": "cost_sensitive",
+            "misclassification_costs": "0 1; 5 0",
+            "threshold_search": "binary",
+        },
+    ),
+    (
         "streed ordered",
         "streed",
         "eeg.csv",

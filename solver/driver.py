@@ -211,3 +211,26 @@ def _next_budget(budget, seconds):
         return min(budget * 4, 1 << 30)
     factor = min(4.0, max(0.25, TARGET_STEP_SECONDS / seconds))
     return int(min(max(budget * factor, 16), 1 << 30))
+
+
+PIECE_SECONDS = 0.05  # the aim for one piece of a kernel that works over ranges (``in_pieces``)
+
+
+def in_pieces(total, run, first=1, clock=time.perf_counter):
+    """Generator: call ``run(lo, hi)`` over consecutive ranges covering ``[0, total)``, yielding after each.
+
+    For kernels whose work is a loop over independent items (root features, rows of a count table): each
+    range is sized from the last one's time to take about ``PIECE_SECONDS`` (at most four times longer
+    or shorter than the last), starting from ``first`` items, so a search's step returns to the driver
+    between pieces and time limits and cancellation are checked (the anytime contract).
+    """
+    lo, size = 0, max(1, int(first))
+    while lo < total:
+        hi = min(total, lo + size)
+        start = clock()
+        run(lo, hi)
+        seconds = clock() - start
+        factor = 4.0 if seconds <= 0 else min(4.0, max(0.25, PIECE_SECONDS / seconds))
+        size = max(1, int(size * factor))
+        lo = hi
+        yield

@@ -82,7 +82,18 @@ def distinct_splits(X, ids):
 
 @numba.njit(cache=True)
 def count_masked(bits, cls, mask):
-    """Return ``S`` (q, q, R), ``C`` (q, q) and ``tot`` (R,) of the rows in bitset ``mask`` (upper triangle a ≤ b)."""
+    """Return ``S`` (q, q, R), ``C`` (q, q) and ``tot`` (R,) of the rows in bitset ``mask`` (upper triangle a ≤ b).
+
+    In one call; ``masked_start`` and ``masked_rows`` do the same over ranges of rows ``a`` of the triangle.
+    """
+    M, S, C, tot = masked_start(bits, cls, mask)
+    masked_rows(bits, M, S, C, 0, bits.shape[0])
+    return S, C, tot
+
+
+@numba.njit(cache=True)
+def masked_start(bits, cls, mask):
+    """Return the class-masked bitsets ``M`` (R, q, W), empty ``S`` and ``C``, and ``tot`` of ``count_masked``."""
     q, W = bits.shape
     R = cls.shape[0]
     S = np.zeros((q, q, R))
@@ -95,7 +106,15 @@ def count_masked(bits, cls, mask):
             tot[r] += popcount(cm)
             for a in range(q):
                 M[r, a, w] = bits[a, w] & cm
-    for a in range(q):
+    return M, S, C, tot
+
+
+@numba.njit(cache=True)
+def masked_rows(bits, M, S, C, lo, hi):
+    """Fill rows ``lo ≤ a < hi`` of ``S`` and ``C`` (pairs a ≤ b) from ``masked_start``'s ``M``, in place."""
+    q, W = bits.shape
+    R = M.shape[0]
+    for a in range(lo, hi):
         for b in range(a, q):
             total = 0
             for r in range(R):
@@ -105,7 +124,6 @@ def count_masked(bits, cls, mask):
                 S[a, b, r] = acc
                 total += acc
             C[a, b] = total
-    return S, C, tot
 
 
 @numba.njit(cache=True)
@@ -115,13 +133,6 @@ def row_mask(N):
     for i in range(N):
         mask[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     return mask
-
-
-@numba.njit(cache=True)
-def count_pairs_bits(X, ids, labels, R):
-    """Return ``S``, ``C``, ``tot`` of the rows ``ids`` (one-hot rows with class ``labels[i]``)."""
-    bits, cls = pack_rows(X, ids, labels, R)
-    return count_masked(bits, cls, row_mask(ids.shape[0]))
 
 
 @numba.njit(cache=True)

@@ -230,16 +230,39 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
     at this node and of ``b`` after ``a`` (cost-sensitive; zeros otherwise).
     Only budgets up to ``budget`` are computed (the others come back empty).
     Returns ``(values1, codes1, values2, codes2, values3, codes3)`` with codes
-    in positions of the ``free`` feature list.
+    in positions of the ``free`` feature list. In one call; ``solve_start``,
+    ``solve_range`` and ``solve_finish`` do the same over ranges of root features.
     """
-    q, p = S.shape[0], L.shape[1]
+    state = solve_start(L, tot, caps)
+    state = solve_range(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget, 0, S.shape[0], state)
+    return solve_finish(state, caps, budget)
+
+
+@numba.njit(cache=True)
+def solve_start(L, tot, caps):
+    """Return the running fronts of ``solve`` before any root split: ``(values, codes, sizes, leaves)``.
+
+    ``values`` and ``codes`` hold one buffer per budget 1, 2, 3, each starting with the node's leaves.
+    """
     lv, labels = leaf_front(L, tot, caps)
     base_codes = np.full((lv.shape[0], 7), NONE, dtype=np.int64)
     base_codes[:, 2] = labels
-    fronts_v = [lv.copy(), lv.copy(), lv.copy()]
-    fronts_c = [base_codes.copy(), base_codes.copy(), base_codes.copy()]
-    sizes = np.array([lv.shape[0], lv.shape[0], lv.shape[0]])
-    for a in range(q):
+    values = (lv.copy(), lv.copy(), lv.copy())
+    codes = (base_codes.copy(), base_codes.copy(), base_codes.copy())
+    return values, codes, np.full(3, lv.shape[0], dtype=np.int64), lv.shape[0]
+
+
+@numba.njit(cache=True)
+def solve_range(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget, lo, hi, state):
+    """Add the trees with root feature ``lo ≤ a < hi`` to the running fronts ``state``; return it updated.
+
+    Features run in order with the same rules whatever the ranges, so a run over consecutive ranges
+    gives what one range over all features gives (the anytime contract: each call does bounded work).
+    """
+    values, codes, sizes, leaves = state
+    fronts_v = [values[0], values[1], values[2]]
+    fronts_c = [codes[0], codes[1], codes[2]]
+    for a in range(lo, hi):
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
@@ -252,11 +275,21 @@ def solve(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget):
             for t in range(level, min(budget, 3)):
                 fronts_v[t], fronts_c[t], sizes[t] = _append(fronts_v[t], fronts_c[t], sizes[t], mv[keep], mc[keep])
         for t in range(min(budget, 3)):
-            if sizes[t] > 64 * (lv.shape[0] + 1):  # keep the running fronts small
+            if sizes[t] > 64 * (leaves + 1):  # keep the running fronts small
                 keep = pareto(fronts_v[t][: sizes[t]], _nodes(fronts_c[t][: sizes[t]]), caps)
                 fronts_v[t] = fronts_v[t][: sizes[t]][keep].copy()
                 fronts_c[t] = fronts_c[t][: sizes[t]][keep].copy()
                 sizes[t] = keep.shape[0]
+    return (fronts_v[0], fronts_v[1], fronts_v[2]), (fronts_c[0], fronts_c[1], fronts_c[2]), sizes, leaves
+
+
+@numba.njit(cache=True)
+def solve_finish(state, caps, budget):
+    """Return ``solve``'s six arrays from its running fronts ``state``."""
+    values, codes, sizes, _ = state
+    p = values[0].shape[1]
+    fronts_v = [values[0], values[1], values[2]]
+    fronts_c = [codes[0], codes[1], codes[2]]
     out_v = []
     out_c = []
     for t in range(3):
@@ -304,22 +337,40 @@ def solve_fewest_first(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, b
     only once both are combined). Returns ``(values, codes)`` per budget 1, 2, 3
     like ``solve``: the leaves and one tree per root feature (not a front: the
     caller keeps its non-dominated points), budgets above ``budget`` empty.
+    ``fewest_first_start`` and ``fewest_first_range`` do the same over ranges of root features.
     """
-    q, p = S.shape[0], L.shape[1]
-    top = min(budget, 3)
+    values, codes, sizes = fewest_first_start(L, tot, caps, S.shape[0], budget)
+    fewest_first_range(
+        L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget, 0, S.shape[0], values, codes, sizes
+    )
+    return fewest_first_finish(values, codes, sizes)
+
+
+@numba.njit(cache=True)
+def fewest_first_start(L, tot, caps, q, budget):
+    """Return ``solve_fewest_first``'s buffers before any root split: values (3, q + k, p), codes, sizes (3,)."""
+    p = L.shape[1]
     lv, labels = leaf_front(L, tot, caps)
     values = np.empty((3, q + lv.shape[0], p))
     codes = np.full((3, q + lv.shape[0], 7), NONE, dtype=np.int64)
     sizes = np.zeros(3, dtype=np.int64)
-    for t in range(top):
+    for t in range(min(budget, 3)):
         for i in range(lv.shape[0]):
             values[t, i] = lv[i]
             codes[t, i, 2] = labels[i]
         sizes[t] = lv.shape[0]
+    return values, codes, sizes
+
+
+@numba.njit(cache=True)
+def fewest_first_range(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, budget, lo, hi, values, codes, sizes):
+    """Add the best tree of each root feature ``lo ≤ a < hi`` and budget to the buffers, in place."""
+    p = L.shape[1]
+    top = min(budget, 3)
     best_v = np.empty(p)
     best_c = np.empty(7, dtype=np.int64)
     best_n = np.zeros(1, dtype=np.int64)
-    for a in range(q):
+    for a in range(lo, hi):
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
@@ -334,6 +385,11 @@ def solve_fewest_first(L, S, C, tot, N, caps, root_cost, child_cost, min_leaf, b
                 values[t, sizes[t]] = best_v
                 codes[t, sizes[t]] = best_c
                 sizes[t] += 1
+
+
+@numba.njit(cache=True)
+def fewest_first_finish(values, codes, sizes):
+    """Return ``solve_fewest_first``'s six arrays from its buffers."""
     out_v = []
     out_c = []
     for t in range(3):
@@ -394,16 +450,34 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
     Returns values (3,) and codes (3, 7) for budgets 1, 2, 3 (only up to ``budget``).
     A split with equal leaf labels is allowed here: it is never better than the
     leaf, which is tried first, and ties keep the tree with fewer nodes.
+    ``scalar_start`` and ``scalar_range`` do the same over ranges of root features.
     """
-    q, R = S.shape[0], S.shape[2]
+    values, codes = scalar_start(L, tot)
+    scalar_range(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget, 0, S.shape[0], values, codes)
+    return values, codes
+
+
+@numba.njit(cache=True)
+def scalar_start(L, tot):
+    """Return ``solve_scalar``'s values (3,) and codes (3, 7) before any root split: the best leaf."""
     leaf, label = _best_leaf(L, tot)
     values = np.full(3, leaf)
     codes = np.full((3, 7), NONE, dtype=np.int64)
     codes[:, 2] = label
+    return values, codes
+
+
+@numba.njit(cache=True)
+def scalar_range(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget, lo, hi, values, codes):
+    """Try the root features ``lo ≤ a < hi`` of ``solve_scalar``, updating ``values`` and ``codes`` in place.
+
+    Features run in order with a strict ``<``, so consecutive ranges keep the ties of one range over all.
+    """
+    R = S.shape[2]
     left_sum = np.empty(R)
     s0, s1 = np.empty(R), np.empty(R)
     cands = np.empty(4)
-    for a in range(q):
+    for a in range(lo, hi):
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
             continue
@@ -419,7 +493,6 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
             sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, 1, child_cost, min_leaf, R, s0, s1)
             cands[1], cands[2], cands[3] = sl + rv, lv + sr, sl + sr
         record_candidates(values, codes, cands, extra, min(budget, 3), a, fl, l0, l1, lk, fr, r0, r1, rk)
-    return values, codes
 
 
 @numba.njit(cache=True)

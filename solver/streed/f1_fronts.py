@@ -187,8 +187,24 @@ def solve_f1(S, C, tot, N, caps, min_leaf, budget):
     ``S[a, b]`` counts (negatives, positives) with features a and b (a ≤ b), ``C`` the rows, ``tot``
     the node's (negatives, positives); ``caps`` bound (FN, FP). Same output as ``depth_two.solve``:
     ``(values1, codes1, values2, codes2, values3, codes3)``, budgets above ``budget`` empty.
+    In one call; ``f1_start``, ``f1_range`` and ``f1_finish`` do the same over ranges of root features.
     """
-    values, codes, _, start = _fronts(S, C, tot, N, caps, min_leaf, budget)
+    state = f1_start(S, C, tot, N, caps, budget)
+    f1_range(S, C, N, min_leaf, 0, state[9].shape[0], state)
+    return f1_finish(state, tot, budget)
+
+
+@numba.njit(cache=True)
+def f1_start(S, C, tot, N, caps, budget):
+    """Return the state of ``solve_f1`` before any root split; its root features are ``state[9]`` (``f1_range``)."""
+    flip = 1 if tot[0] < tot[1] else 0
+    return _slots_start(S, C, tot, N, caps, budget, flip)
+
+
+@numba.njit(cache=True)
+def f1_finish(state, tot, budget):
+    """Return ``solve_f1``'s six arrays from its state once every root feature is done."""
+    values, codes, _, start = _read_fronts(state, tot, budget)
     out = []
     for b in range(1, 4):
         out.append((values[start[b] : start[b + 1]].copy(), codes[start[b] : start[b + 1]].copy()))
@@ -206,8 +222,17 @@ def _fronts(S, C, tot, N, caps, min_leaf, budget):
     The slots run over the smaller class: with fewer negatives than positives the classes are
     swapped (FN ↔ FP, labels flipped) and each front is read back the other way round.
     """
-    flip = 1 if tot[0] < tot[1] else 0
-    best_fp, best_nodes, slot_codes = _slots(S, C, tot, N, caps, min_leaf, budget, flip)
+    state = f1_start(S, C, tot, N, caps, budget)
+    f1_range(S, C, N, min_leaf, 0, state[9].shape[0], state)
+    return _read_fronts(state, tot, budget)
+
+
+@numba.njit(cache=True)
+def _read_fronts(state, tot, budget):
+    # _fronts's output from the slots: carry each budget's slots up, then sweep them into fronts.
+    _carry_up(state)
+    best_fp, best_nodes, slot_codes = state[0], state[1], state[2]
+    flip = state[15][2]
     top = min(budget, 3)
     P, M = int(tot[1]), int(tot[0])
     total = 2 + top * best_fp.shape[1]
@@ -251,15 +276,19 @@ def _fronts(S, C, tot, N, caps, min_leaf, budget):
 
 
 @numba.njit(cache=True)
-def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
-    """Return the slots (3, P + 1) of trees of depth ≤ 2 with 1, 2, 3 branching nodes: fewest FP, nodes, codes.
+def _slots_start(S, C, tot, N, caps, budget, flip):
+    """Return the state of the slots (3, P + 1) of trees of depth ≤ 2 with 1, 2, 3 branching nodes.
 
-    With ``flip`` the classes are swapped: class 1 counts as negative, "FN" is the count of
-    misclassified class-0 rows and labels are the swapped ones.
+    ``(best_fp, best_nodes, codes, lfn, lfp, rfn, rfp, lcode, rcode, active, neg, pos, slot_fp,
+    slot_code, totals, ints, limits)``: the fewest FP per FN with their node counts and codes, the
+    children's scratch options, the root features worth splitting on (``active``) and their class
+    pair counts, ``ints`` = (P, M, flip, top) and ``limits`` = (FN cap, FP cap). With ``flip`` the
+    classes are swapped: class 1 counts as negative, "FN" is the count of misclassified class-0 rows
+    and labels are the swapped ones.
     """
     neg_class, pos_class = flip, 1 - flip
     P, M = int(tot[pos_class]), int(tot[neg_class])
-    cap_fn, cap_fp = min(caps[flip], P), caps[1 - flip]
+    limits = np.array([min(caps[flip], P), caps[1 - flip]])
     top = min(budget, 3)
     empty = np.iinfo(np.int64).max
     best_fp = np.full((3, P + 1), empty, dtype=np.int64)
@@ -268,8 +297,8 @@ def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
     leaves = np.full((3, 3), NONE, dtype=np.int64)  # rows: leaf 0, leaf 1, nothing
     leaves[0, 1], leaves[1, 1] = 0, 1
     for t in range(top):  # a lone leaf is coded (NONE, NONE, label, NONE, ...), as in depth_two
-        _offer(best_fp, best_nodes, codes, t, P, 0, 0, NONE, leaves, 0, leaves, 2, cap_fn, cap_fp)
-        _offer(best_fp, best_nodes, codes, t, 0, M, 0, NONE, leaves, 1, leaves, 2, cap_fn, cap_fp)
+        _offer(best_fp, best_nodes, codes, t, P, 0, 0, NONE, leaves, 0, leaves, 2, limits[0], limits[1])
+        _offer(best_fp, best_nodes, codes, t, 0, M, 0, NONE, leaves, 1, leaves, 2, limits[0], limits[1])
     # Each child's options: its two leaves (positions 0, 1: labels 0 and 1), then its depth-one trees.
     q = S.shape[0]
     lfn, lfp = np.empty(2 * q + 2, dtype=np.int64), np.empty(2 * q + 2, dtype=np.int64)
@@ -283,7 +312,41 @@ def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
     slot_fp = np.full(slots, np.iinfo(np.int64).max, dtype=np.int64)
     slot_code = np.empty((slots, 3), dtype=np.int64)
     totals = np.array([M, P])
-    for ia in range(k):
+    ints = np.array([P, M, flip, top])
+    return (
+        best_fp,
+        best_nodes,
+        codes,
+        lfn,
+        lfp,
+        rfn,
+        rfp,
+        lcode,
+        rcode,
+        active,
+        neg,
+        pos,
+        slot_fp,
+        slot_code,
+        totals,
+        ints,
+        limits,
+    )
+
+
+@numba.njit(cache=True)
+def f1_range(S, C, N, min_leaf, lo, hi, state):
+    """Offer the trees whose root is ``state[9][lo:hi]`` (the root features worth splitting on), in place.
+
+    Features run in order with the same rules whatever the ranges, so consecutive ranges give what one
+    range over all of them gives.
+    """
+    best_fp, best_nodes, codes, lfn, lfp, rfn, rfp, lcode, rcode = state[:9]
+    active, neg, pos, slot_fp, slot_code, totals, ints, limits = state[9:]
+    P, M, flip, top = ints[0], ints[1], ints[2], ints[3]
+    neg_class, pos_class = flip, 1 - flip
+    cap_fn, cap_fp = limits[0], limits[1]
+    for ia in range(lo, hi):
         a = active[ia]
         n1 = C[a, a]
         if n1 < min_leaf or N - n1 < min_leaf:
@@ -318,18 +381,22 @@ def _slots(S, C, tot, N, caps, min_leaf, budget, flip):
                         cap_fn,
                         cap_fp,
                     )
+
+
+@numba.njit(cache=True)
+def _carry_up(state):
     # A tree within a smaller budget is within the larger ones: carry each slot up where it is better. Its
     # node count (1 + level) differs from every candidate offered at the larger budget, so this keeps the
     # same point as offering it there too, in the same order.
+    best_fp, best_nodes, codes, top = state[0], state[1], state[2], state[15][3]
     for t in range(1, top):
-        for fn in range(P + 1):
+        for fn in range(best_fp.shape[1]):
             if best_fp[t - 1, fn] < best_fp[t, fn] or (
                 best_fp[t - 1, fn] == best_fp[t, fn] and best_nodes[t - 1, fn] < best_nodes[t, fn]
             ):
                 best_fp[t, fn], best_nodes[t, fn] = best_fp[t - 1, fn], best_nodes[t - 1, fn]
                 for c in range(7):
                     codes[t, fn, c] = codes[t - 1, fn, c]
-    return best_fp, best_nodes, codes
 
 
 @numba.njit(cache=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.streed import bitcount, depth_two, fronts
+from solver.streed import bitcount, fronts
 from solver.streed.cache import SubproblemCache
 from solver.streed.counts import PairCounts
 from solver.streed.front import INF, Front, below, caps_below, empty, smallest_first
@@ -110,10 +110,11 @@ class Solver:
         return Front(values[keep], [(int(k),) for k in keep], np.zeros(len(keep), dtype=np.int64))
 
     def lower(self, ids, path, d, n, relaxed=True):
-        """Return a lower-bound set (k, p) of T(ids, d, n): every solution is weakly dominated by a point.
+        """Generator: a lower-bound set (k, p) of T(ids, d, n) (its value): every solution is weakly dominated by a point.
 
         Sources (§3.3): the cache, the similarity bound, and for a constrained task the optimum of
-        its unconstrained first component (``self.relaxed``) with every other component at 0.
+        its unconstrained first component (``self.relaxed``) with every other component at 0 (a
+        search of its own, which yields like any other).
         """
         n = min(n, 2**d - 1)
         d = min(d, n)
@@ -130,31 +131,20 @@ class Solver:
                 return bound
         bound = np.zeros((1, self.p))
         if relaxed and self.relaxed is not None:
-            bound[0, 0] = self._relaxed_bound(ids, path, d, n)
+            bound[0, 0] = yield from self._relaxed_bound(ids, path, d, n)
         return bound
 
     def _relaxed_bound(self, ids, path, d, n):
-        """Return the unconstrained optimum of the first component (``self.relaxed``'s task) for budget (d, n).
+        """Generator: the unconstrained optimum of the first component (``self.relaxed``'s task) for budget (d, n).
 
         Depth two straight from the pair counts, which the node's own solve reuses (``PairCounts``);
         deeper through the relaxed solver's search (scalar, with its own cache and bounds).
         """
         if d <= 2 and self.use_d2:
-            S, C, tot = self.counts(ids, path)
-            values, _ = depth_two.solve_scalar(
-                self.relaxed.task.L, S, C, tot, len(ids), *self.free_costs, self.min_leaf, n
-            )
-            return float(values[n - 1])
-        return self.relaxed.optimum(ids, path, d, n)
-
-    def optimum(self, ids, path, d, n):
-        """Return the optimal (first) value of T(ids, d, n), solved to the end (a scalar task's bound for another)."""
-        run = self.solve(ids, path, d, n)
-        while True:
-            try:
-                next(run)
-            except StopIteration as stop:
-                return float(stop.value.values[:, 0].min())
+            front = yield from self.relaxed.terminal[d].steps(ids, path, n, INF, False)
+        else:
+            front = yield from self.relaxed.solve(ids, path, d, n)
+        return float(front.values[:, 0].min())
 
     # -- the recursion -----------------------------------------------------
     def solve(self, ids, path, d, n, ub=INF, root=False, lb=None):
@@ -176,15 +166,14 @@ class Solver:
             return below(entry[0], ub)
         # The relaxed bound prunes only under an upper bound (the root has none: it would cost a whole search).
         if lb is None:
-            lb = self.lower(ids, path, d, n, relaxed=ub < INF) if self.use_lb else np.zeros((1, self.p))
+            lb = (yield from self.lower(ids, path, d, n, relaxed=ub < INF)) if self.use_lb else np.zeros((1, self.p))
         if smallest_first(lb) >= ub:
             self.counters["bound_prunes"] += 1
             return empty(self.p)  # §3.3: the cached bound proves nothing here is below ub
         self.counters["subproblems"] += 1
         terminal = self.terminal.get(d)
         if terminal is not None and terminal.fits(ids, root):
-            result = terminal.solve(ids, path, n, ub, root)
-            yield
+            result = yield from terminal.steps(ids, path, n, ub, root)
         else:
             result = yield from self._branch(ids, path, d, n, ub, self._leaves(ids), lb, root)
         if result is None or len(result) == 0:  # nothing below ub: keep ub as a lower bound (§3.3 source 2)
@@ -244,8 +233,8 @@ class Solver:
                 n_right = n - 1 - n_left
                 d_left, d_right = min(d - 1, n_left), min(d - 1, n_right)
                 self.counters["splits"] += 1
-                lb_left = self.lower(left, lpath, d_left, n_left)
-                lb_right = self.lower(right, rpath, d_right, n_right)
+                lb_left = yield from self.lower(left, lpath, d_left, n_left)
+                lb_right = yield from self.lower(right, rpath, d_right, n_right)
                 if self.scalar:
                     found = yield from self._split_scalar(
                         left,

@@ -20,7 +20,7 @@ from solver.streed.recursion import Solver
 from solver.streed.tasks import make_task
 
 PAIR_BYTES_MAX = 2 << 30  # memory of the pair counts the 0/1 search keeps (three tables)
-PAIR_WORK_MAX = 5e8  # word operations of counting one depth-two subproblem's pairs (about half a second)
+PAIR_WORK_MAX = 5e8  # word operations of counting one depth-two subproblem's pairs (about a second, in pieces)
 STEP_SECONDS = 0.2  # a step returns to the driver once it has run this long, whatever its budget
 FRONT_POINTS_MAX = 400  # front points kept in Result.extras
 FRONT_TREES_MAX = 40  # of which this many, spread along the front (the reported one included), carry their tree

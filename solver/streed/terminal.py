@@ -8,8 +8,10 @@ Which ones serve a task is decided once, from its flags (``terminal_solvers``):
   F1 without test costs: ``DepthThreeF1``;
 * a depth-four root of small data, one-hot scalar tasks: ``DepthFourRoot``; F1: ``DepthFourF1``.
 
-Each has ``fits(ids, root)`` (small enough for one call: the anytime contract) and
-``solve(ids, path, n, ub, root)``, which returns the node's front (None or empty: nothing below ``ub``).
+Each has ``fits(ids, root)`` (small enough for one call: the anytime contract) and the generator
+``steps(ids, path, n, ub, root)``, whose value is the node's front (None or empty: nothing below ``ub``).
+The depth-two solver works over ranges of root features on many features, yielding between them; the
+others are one kernel call each (``OneCall``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import functools
 import numba
 import numpy as np
 
+from solver.driver import in_pieces
 from solver.streed import bitcount, depth_two, f1_fronts, fronts
 from solver.streed.front import INF, Front, Trees, below, caps_below, count_nodes, decode, depth_three_tree
 
@@ -26,6 +29,9 @@ ROOT_KERNEL_CELLS = 100_000  # rows × features up to which a depth-four root ru
 # Worst-case work of one kernel call (pair updates, a word of 64 rows each) up to which the depth-three and
 # depth-four kernels run in one call; beyond it the recursion yields between splits (the anytime contract).
 KERNEL_WORK_MAX = 3e8
+# Root features × features up to which a depth-two solve runs in one kernel call; beyond it, in pieces of
+# root features (``solver.driver.in_pieces``: thousands of thresholds take seconds).
+ONE_CALL_PAIRS = 2.5e5
 F1_LEAVES = np.array(
     [[[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]]
 )  # label 0 → (positives, 0), 1 → (0, negatives)
@@ -65,6 +71,23 @@ def terminal_solvers(solver):
     return out
 
 
+def _over_features(q, run):
+    """Generator: ``run(lo, hi)`` over the root features ``[0, q)``, in one call or, on many features, in pieces."""
+    if q * q <= ONE_CALL_PAIRS:
+        run(0, q)
+        return
+    yield from in_pieces(q, run, first=ONE_CALL_PAIRS / q)
+
+
+class OneCall:
+    """A terminal solver whose ``solve`` is one bounded kernel call: ``steps`` runs it and yields once."""
+
+    def steps(self, ids, path, n, ub, root):
+        result = self.solve(ids, path, n, ub, root)
+        yield
+        return result
+
+
 def _fits_one_call(depth, X, ids):
     return kernel_work(depth, X.shape[1], len(ids)) <= KERNEL_WORK_MAX
 
@@ -97,12 +120,12 @@ class DepthTwo:
     def fits(self, ids, root):
         return True
 
-    def solve(self, ids, path, n, ub, root):
+    def steps(self, ids, path, n, ub, root):
         s = self.solver
         task = s.task
         relax = root and self.relaxed_root
         s.counters["depth_two_calls"] += 1
-        S, C, tot = s.counts(ids, path)
+        S, C, tot = yield from s.counts.steps(ids, path)
         free = np.arange(s.X.shape[1])
         if task.test_cost is not None:
             measured = [f for f, _ in path]
@@ -110,11 +133,9 @@ class DepthTwo:
         else:
             costs = s.free_costs
         if relax:
-            out = depth_two.solve_fewest_first(
-                task.L, S, C, tot, len(ids), caps_below(task.caps, ub), *costs, s.min_leaf, n
-            )
+            out = yield from self._fewest_first(S, C, tot, len(ids), ub, costs, n)
         else:
-            out = self._fronts(S, C, tot, len(ids), ub, costs, n)
+            out = yield from self._fronts(S, C, tot, len(ids), ub, costs, n)
         result = None
         for budget, (d, values, codes) in enumerate(((1, out[0], out[1]), (2, out[2], out[3]), (2, out[4], out[5])), 1):
             if budget > n:
@@ -125,21 +146,51 @@ class DepthTwo:
             else:
                 s.cache.store(s.cache.keys(ids, path, d, budget), front, INF if s.scalar else ub)
             result = front
+        yield
         return result
 
+    # Generators over the root features (``_over_features``); each value is ``depth_two.solve``'s six arrays.
+    def _fewest_first(self, S, C, tot, N, ub, costs, n):
+        s = self.solver
+        L, caps = s.task.L, caps_below(s.task.caps, ub)
+        values, codes, sizes = depth_two.fewest_first_start(L, tot, caps, S.shape[0], n)
+        yield from _over_features(
+            S.shape[0],
+            lambda lo, hi: depth_two.fewest_first_range(
+                L, S, C, tot, N, caps, *costs, s.min_leaf, n, lo, hi, values, codes, sizes
+            ),
+        )
+        return depth_two.fewest_first_finish(values, codes, sizes)
+
     def _f1(self, S, C, tot, N, ub, costs, n):
-        return f1_fronts.solve_f1(S, C, tot, N, caps_below(self.solver.task.caps, ub), self.solver.min_leaf, n)
+        s = self.solver
+        state = f1_fronts.f1_start(S, C, tot, N, caps_below(s.task.caps, ub), n)
+        yield from _over_features(len(state[9]), lambda lo, hi: f1_fronts.f1_range(S, C, N, s.min_leaf, lo, hi, state))
+        return f1_fronts.f1_finish(state, tot, n)
 
     def _scalar(self, S, C, tot, N, ub, costs, n):
-        values, codes = depth_two.solve_scalar(self.solver.task.L, S, C, tot, N, *costs, self.solver.min_leaf, n)
+        s = self.solver
+        L = s.task.L
+        values, codes = depth_two.scalar_start(L, tot)
+        yield from _over_features(
+            S.shape[0],
+            lambda lo, hi: depth_two.scalar_range(L, S, C, tot, N, *costs, s.min_leaf, n, lo, hi, values, codes),
+        )
         return tuple(x for t in range(3) for x in (values[t : t + 1, None], codes[t : t + 1]))
 
     def _general(self, S, C, tot, N, ub, costs, n):
         s = self.solver
-        return depth_two.solve(s.task.L, S, C, tot, N, caps_below(s.task.caps, ub), *costs, s.min_leaf, n)
+        L, caps = s.task.L, caps_below(s.task.caps, ub)
+        state = [depth_two.solve_start(L, tot, caps)]
+
+        def run(lo, hi):
+            state[0] = depth_two.solve_range(L, S, C, tot, N, caps, *costs, s.min_leaf, n, lo, hi, state[0])
+
+        yield from _over_features(S.shape[0], run)
+        return depth_two.solve_finish(state[0], caps, n)
 
 
-class DepthThree:
+class DepthThree(OneCall):
     """A depth-three node of a one-component task without constraints or test costs, in one kernel.
 
     The depth-two solver on both children of every split. The one-hot kernel
@@ -192,7 +243,7 @@ class DepthThree:
         return Front(np.array([[value]]), [tree], np.array([count_nodes(tree)], dtype=np.int64))
 
 
-class DepthFourRoot:
+class DepthFourRoot(OneCall):
     """A depth-four root of a one-hot scalar task in one kernel (``bitcount.solve_depth_four_root``).
 
     The same splits, order, bounds and ties as the recursion's ``_branch`` over ``DepthThree``
@@ -257,7 +308,7 @@ def _no_f1_children():
     return _new_f1_children()
 
 
-class DepthThreeF1:
+class DepthThreeF1(OneCall):
     """An F1 node of depth budget 3 in one kernel (``f1_fronts.solve_f1_depth_three``): its complete front.
 
     The kernel skips no split by bounds, but it saves the recursion's Python work per
@@ -284,7 +335,7 @@ class DepthThreeF1:
         return front if ub == INF else below(front, ub)
 
 
-class DepthFourF1:
+class DepthFourF1(OneCall):
     """An F1 root of depth budget 4 in one kernel (``f1_fronts.solve_f1_depth_four``): its complete front.
 
     Its depth-three children are the kernels of ``DepthThreeF1`` (sharing their depth-two

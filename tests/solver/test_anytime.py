@@ -51,6 +51,15 @@ CASES = {
         "quantile:32",
         {"max_depth": 6, "threshold_search": "binary"},
     ),
+    # Thousands of thresholds on the 0/1 search: depth-two solves and pair counts run in pieces.
+    "streed-binary-thresholds": (
+        "streed",
+        "bank.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 3, "threshold_search": "binary"},
+    ),
+    "streed-f1-thresholds": ("streed", "bank.csv", {"label": "label"}, "exact", {"max_depth": 3, "objective": "f1"}),
     "streed-ordered": (
         "streed",
         "eeg.csv",
