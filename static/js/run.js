@@ -8,6 +8,25 @@
     if (!panel || panel.dataset.active !== "1") { return; }
     var delay = MIN_DELAY;
 
+    function fitAxes(div) {
+      // The server drew the axes for the points it had (none before the search starts): follow the new ones,
+      // as corelsweb/figures/trace.py does (x from 0 past the last point; a flat line gets a band around it).
+      var xs = [], ys = [];
+      div.data.forEach(function (series) { xs = xs.concat(series.x); ys = ys.concat(series.y); });
+      var last = xs.length ? Math.max.apply(null, xs) : 0;
+      div.layout.xaxis.range = [0, last > 0 ? last * 1.05 : 0.001];
+      div.layout.xaxis.autorange = false;
+      var low = ys.length ? Math.min.apply(null, ys) : 0, high = ys.length ? Math.max.apply(null, ys) : 0;
+      if (ys.length && low === high) {
+        var pad = Math.max(Math.abs(low) * 0.05, 1e-3);
+        div.layout.yaxis.range = [low - pad, low + pad];
+        div.layout.yaxis.autorange = false;
+      } else {
+        delete div.layout.yaxis.range;
+        div.layout.yaxis.autorange = true;
+      }
+    }
+
     function updateTrace(trace) {
       var div = document.getElementById("live-trace");
       if (!trace || !div || !window.Plotly || !div.data) { return; }
@@ -20,13 +39,14 @@
         });
         series.x = xs; series.y = ys;
       });
+      fitAxes(div);
       if ((trace.elapsed || []).length && div.classList.contains("waiting")) {
         // The first points: show the chart (no empty axes while the run waits for its worker).
         div.classList.remove("waiting");
         var waiting = document.getElementById("live-waiting");
         if (waiting) { waiting.hidden = true; }
-        window.Plotly.react(div, div.data, div.layout);
-        window.Plotly.Plots.resize(div);
+        // Drawn while hidden, the chart took Plotly's default width: fit it to its card once it shows.
+        window.Plotly.react(div, div.data, div.layout).then(function () { window.Plotly.Plots.resize(div); });
         return;
       }
       window.Plotly.react(div, div.data, div.layout);

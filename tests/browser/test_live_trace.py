@@ -1,0 +1,45 @@
+# The live bounds chart of a running search follows its points (found by trying the app: the server drew the
+# axes for the points it had when the page was rendered — none, for a run just started — and the page's
+# updates kept that range, so the chart stayed empty at 0–0.001 s while the status line counted seconds).
+import pytest
+
+from tests.browser.test_pages_truth import sign_up, upload
+from tests.conftest import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+
+CHART = """() => {
+  const div = document.getElementById('live-trace');
+  if (!div || !div.layout || !div.data) return null;
+  const xs = [].concat(...div.data.map(s => Array.from(s.x || [])));
+  return {waiting: div.classList.contains('waiting'), range: div.layout.xaxis.range, xs: xs,
+          running: !!document.querySelector('#run-status[data-active="1"]')};
+}"""
+
+
+def test_the_live_chart_of_a_running_search_shows_its_points(browser, live_server, celery_worker_process):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    sign_up(page, live_server.url, "lena")
+    bank = upload(page, live_server.url, "bank.csv")
+    # F1 on every threshold of bank: far from finishing in 8 s, so the page polls a running search.
+    page.goto(bank + "runs/new/streed/")
+    page.select_option("#id_p_objective", "f1")
+    page.fill("#id_p_max_depth", "3")
+    page.fill("#id_time_limit", "8")
+    page.click("text=Start the run")
+    seen = None
+    for _ in range(600):
+        chart = page.evaluate(CHART)
+        if chart and chart["running"] and not chart["waiting"] and chart["xs"] and max(chart["xs"]) > 1:
+            seen = chart
+            break
+        page.wait_for_timeout(250)
+    assert seen is not None, "the running search's chart never showed points past its first second"
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(ARTIFACTS / "live-trace-running.png"), full_page=True)
+    chart = page.eval_on_selector("#live-trace .main-svg", "e => e.getBoundingClientRect().width")
+    card = page.eval_on_selector("#live", "e => e.clientWidth")
+    assert chart > 0.8 * card, f"the chart is {chart:.0f} px wide in a card of {card} px"
+    low, high = seen["range"]
+    assert low == 0 and high >= max(seen["xs"]), f"x axis {seen['range']} hides points up to {max(seen['xs'])} s"
