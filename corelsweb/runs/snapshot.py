@@ -13,7 +13,7 @@ def _algorithm_title(name):
         return name
 
 
-def _param_rows(name, params):
+def _param_rows(name, params, result=None):
     try:
         spec = registry.get(name)
     except ParameterError:
@@ -21,10 +21,22 @@ def _param_rows(name, params):
     # Registry order and titles (the database may reorder JSON keys); a parameter the form hides
     # for these settings (ω for plain accuracy, say) played no part in the run and is left out.
     return [
-        (p.title, params.get(p.name))
+        (p.title, _shown(p.name, params.get(p.name), result))
         for p in spec.params
         if all(params.get(other) in values for other, values in p.visible_when.items())
     ]
+
+
+def _shown(name, value, result):
+    """Return a parameter's value as the table shows it: ``auto`` says what it chose, once the run has a result."""
+    if name == "threshold_search" and value == "auto" and result:
+        ordered = "searched_directly" in ((result.get("problem") or {}).get("binarization") or {})
+        return (
+            "auto: ran ordered (thresholds searched in order per column)"
+            if ordered
+            else ("auto: ran binary (one 0/1 feature per threshold)")
+        )
+    return value
 
 
 def dataset_summary(dataset, include_data=False):
@@ -50,7 +62,7 @@ def run_view(run, include_data=False):
         "status": run.status,
         "status_display": Run.Status(run.status).label,
         "elapsed": run.elapsed_seconds(),
-        "params": _param_rows(run.algorithm, run.params),
+        "params": _param_rows(run.algorithm, run.params, run.result),
         "binarization": run.binarization,
         "limits": run.limits,
         "evaluation": (run.result or {}).get("holdout", {}).get("description", ""),

@@ -86,3 +86,17 @@ def test_a_cost_sensitive_run_takes_its_misclassification_costs_from_the_form(
     assert run.result["extras"]["value"]["cost"] == C[0][1] * 1 + C[1][0] * 5
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert "0 1; 5 0" in page
+
+
+NUMERIC_CSV = b"x,label\n" + b"".join(f"{i / 7:.4f},{int((i % 50) > 20)}\n".encode() for i in range(400))
+
+
+def test_the_parameters_table_says_which_threshold_search_auto_ran(alice_client, alice):
+    # Found by trying the app: an F1 run on every threshold of a numeric file said "Threshold search: auto",
+    # not that it searched one 0/1 feature per threshold (F1 has no ordered search).
+    dataset = make_dataset(alice, data=NUMERIC_CSV, name="numeric")
+    for objective, ran in (("f1", "auto: ran binary"), ("accuracy", "auto: ran ordered")):
+        run = make_run(alice, dataset, status=Run.Status.RUNNING, algorithm="streed", params={"objective": objective})
+        finish_with_result(run.pk, solve(load_problem(run.dataset), "streed", {"objective": objective, "max_depth": 2}))
+        page = alice_client.get(run.get_absolute_url()).content.decode()
+        assert f"<th>Threshold search</th><td>{ran}" in page, objective
