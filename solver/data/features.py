@@ -31,15 +31,27 @@ SLOW_FEATURES = 100
 MANY = "many"  # marks a column with too many exact thresholds to list
 
 
-def slow_warning(n_features, more=False):
-    """Return a warning sentence when ``n_features`` make an exact tree search likely slow, else None."""
+def slow_warning(n_features, more=False, thresholds=0):
+    """Return a warning sentence when ``n_features`` make an exact tree search likely slow, else None.
+
+    ``thresholds``: how many of them are thresholds of numeric columns (several per column), which the ordered
+    searches walk in order instead of one 0/1 feature each — the sentence says so, so that it does not
+    contradict a run form whose estimate is for the ordered search.
+    """
     if n_features <= SLOW_FEATURES:
         return None
-    return (
-        f"{'More than ' if more else ''}{n_features:,} binary features: the work of an exact tree search grows roughly like the number of "
-        "features to the power of the depth, so expect long runs unless the depth is small or λ is large. "
-        "The quantile or boosted binarizations make far fewer features."
+    text = (
+        f"{'More than ' if more else ''}{n_features:,} binary features: the work of a tree search over 0/1 features "
+        "grows roughly like the number of features to the power of the depth, so expect long runs unless the "
+        "depth is small or λ is large."
     )
+    if thresholds > SLOW_FEATURES:
+        text += (
+            f" {thresholds:,} of them are thresholds of numeric columns, which STreeD (accuracy, misclassification "
+            "costs, policies) and GOSDT (accuracy objectives) search in order per column instead, far faster; "
+            "each run form's estimate says which search that run gets."
+        )
+    return text + " The quantile or boosted binarizations make far fewer features."
 
 
 def feature_support(problem):
@@ -53,6 +65,12 @@ def feature_support(problem):
         m, start = int(ordered.size[f]), int(ordered.offset[f])
         support[start : start + m] = np.cumsum(np.bincount(ordered.rank[f], minlength=m + 1))[:m]
     return support
+
+
+def _threshold_features(problem):
+    """Return how many features of ``problem`` are thresholds of numeric columns with more than one."""
+    sizes = problem.ordered_columns().size
+    return int(sizes[sizes > 1].sum())
 
 
 def preview_from_problem(problem):
@@ -75,7 +93,7 @@ def preview_from_problem(problem):
         "features": features,
         "estimated": False,
         "notes": [n for n in problem.notes if n != report.get("note")],
-        "slow": slow_warning(problem.n_features),
+        "slow": slow_warning(problem.n_features, thresholds=_threshold_features(problem)),
         "by_column": list(by_column.items()),
         "report": report,
     }
@@ -95,10 +113,13 @@ def preview_from_profile(columns, roles, method, n_rows):
     method = parse_method(method)
     by_name = {c["name"]: c for c in columns}
     features, notes, total, many, by_column = [], [], 0, [], []
+    numeric = 0  # thresholds of numeric columns with several (the ordered searches walk them in order)
     for name in roles.feature_columns([c["name"] for c in columns]):
         entry = by_name[name]
         items, count, note = _column_preview(entry, roles, method)
         total += count
+        if count > 1 and entry.get("numeric", "minimum" in entry):
+            numeric += count
         missing_feature = entry["missing"] and roles.policy(name) == "feature" and entry["type"] != "empty"
         if count + bool(missing_feature):
             by_column.append([name, count + bool(missing_feature)])
@@ -126,7 +147,7 @@ def preview_from_profile(columns, roles, method, n_rows):
         "features": features[:LISTED],
         "estimated": estimated,
         "notes": notes,
-        "slow": slow_warning(total, any(c.get("distinct_more", False) for c in many)),
+        "slow": slow_warning(total, any(c.get("distinct_more", False) for c in many), numeric),
         "by_column": by_column,
         "report": {},
     }

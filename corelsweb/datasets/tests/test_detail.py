@@ -83,6 +83,8 @@ def test_many_features_warn_that_an_exact_search_is_slow(alice_client, alice):
     page = alice_client.get(dataset.get_absolute_url()).content.decode()
     assert 'id="slow-warning"' in page and "149 binary features" in page
     assert "Features per column" in page and "x 149" in page
+    # Found by trying the app: the warning contradicted the run form's "easy" estimate for the ordered search.
+    assert "149 of them are thresholds of numeric columns" in page and "search in order per column" in page
 
 
 def test_an_approximate_binarization_says_what_it_gives_up(alice_client, alice):
