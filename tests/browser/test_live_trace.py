@@ -43,3 +43,15 @@ def test_the_live_chart_of_a_running_search_shows_its_points(browser, live_serve
     assert chart > 0.8 * card, f"the chart is {chart:.0f} px wide in a card of {card} px"
     low, high = seen["range"]
     assert low == 0 and high >= max(seen["xs"]), f"x axis {seen['range']} hides points up to {max(seen['xs'])} s"
+
+    # Once it ends, the page reloads with the result. The "Features searched" table of a run on every threshold:
+    # the threshold lists are long, and they squeezed the other columns to a letter or two a line.
+    page.wait_for_selector("#result-card", timeout=120_000)
+    page.screenshot(path=str(ARTIFACTS / "live-trace-finished.png"), full_page=True)
+    assert page.evaluate(WRAPPED) == []
+
+
+WRAPPED = """() => Array.from(document.querySelectorAll(
+    '.searched-table th, .searched-table td:nth-child(1), .searched-table td:nth-child(2)')).filter(e => {
+  const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length > 1;
+}).map(e => e.innerText)"""
