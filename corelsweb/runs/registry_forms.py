@@ -1,5 +1,7 @@
 """Run forms generated from ``solver.registry``: one field per algorithm parameter."""
 
+import json
+
 from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator
@@ -55,7 +57,19 @@ def evaluation_choices(dataset, every=False):
 
 
 def field_for(param):
-    """Return the Django form field of one registry ``Param``."""
+    """Return the Django form field of one registry ``Param``.
+
+    A parameter that applies only for some values of others (``visible_when``) says so in a
+    ``data-visible-when`` attribute; the form's script shows it only then (static/js/run_form.js).
+    """
+    field = _field_for(param)
+    if param.visible_when:
+        when = {f"id_p_{name}": list(values) for name, values in param.visible_when.items()}
+        field.widget.attrs["data-visible-when"] = json.dumps(when)
+    return field
+
+
+def _field_for(param):
     common = {"label": param.title, "help_text": param.help, "required": False}
     if param.kind == "bool":
         return forms.BooleanField(initial=param.default, **common)

@@ -1,3 +1,4 @@
+# Found by trying the app as a new user (bank.csv, STreeD F1 on every threshold): the run form, the live page.
 # The live bounds chart of a running search follows its points (found by trying the app: the server drew the
 # axes for the points it had when the page was rendered — none, for a run just started — and the page's
 # updates kept that range, so the chart stayed empty at 0–0.001 s while the status line counted seconds).
@@ -55,3 +56,22 @@ WRAPPED = """() => Array.from(document.querySelectorAll(
     '.searched-table th, .searched-table td:nth-child(1), .searched-table td:nth-child(2)')).filter(e => {
   const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length > 1;
 }).map(e => e.innerText)"""
+
+
+def test_the_run_form_shows_a_parameter_only_where_it_applies(browser, live_server):
+    # Found by trying the app: STreeD's form showed fairness δ, costs, teacher and treatment fields for accuracy.
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    sign_up(page, live_server.url, "omar")
+    bank = upload(page, live_server.url, "bank.csv")
+    page.goto(bank + "runs/new/streed/")
+    shown = lambda selector: page.is_visible(selector)  # noqa: E731
+    assert not shown("#id_p_delta") and not shown("#id_p_misclassification_costs") and not shown("#id_p_teacher")
+    assert shown("#id_p_max_depth")
+    page.select_option("#id_p_objective", "demographic_parity")
+    assert shown("#id_p_delta") and not shown("#id_p_teacher")
+    page.select_option("#id_p_objective", "cost_sensitive")
+    assert shown("#id_p_misclassification_costs") and not shown("#id_p_delta")
+    page.goto(bank + "runs/new/gosdt/")
+    assert not shown("#id_p_pauc_theta")
+    page.select_option("#id_p_objective", "pauc")
+    assert shown("#id_p_pauc_theta")
