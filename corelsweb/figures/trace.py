@@ -62,6 +62,14 @@ def bound_trace_figure(trace, title=None):
     return figure(data, layout)
 
 
+def _log_ticks(data):
+    """Return a log axis' tick step: 1, 2, 5 per decade over a few decades, powers of ten beyond (labels never crowd)."""
+    ys = [y for series in data for y in series["y"] if y and y > 0]
+    if not ys or max(ys) / min(ys) <= 1e3:
+        return "D2"
+    return 1
+
+
 def search_size_figure(trace):
     """Return a figure of the search's size columns (queue, graph, trie, ...) over time, or None."""
     skip = {"elapsed", "lower_bound", "upper_bound", "memory", "phase"}  # phase: a stage number, not a size
@@ -86,7 +94,7 @@ def search_size_figure(trace):
     layout = base_layout(
         height=300,
         xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee"},
-        yaxis={"title": {"text": "count"}, "type": "log", "gridcolor": "#eee"},
+        yaxis={"title": {"text": "count"}, "type": "log", "gridcolor": "#eee", "dtick": _log_ticks(data)},
         legend=LEGEND_ABOVE,
         margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )

@@ -172,3 +172,11 @@ def test_the_readme_says_how_to_become_staff():
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "createsuperuser" in readme and "is_staff" in readme
+
+
+def test_the_search_size_axis_labels_do_not_crowd():
+    # Found by trying the app: a size axis from 2 to 80 labelled every digit of each decade, overlapping.
+    few = {"elapsed": [0.0, 1.0, 2.0], "nodes": [2, 9, 80], "front_size": [2, 2, 70]}
+    assert search_size_figure(few)["layout"]["yaxis"]["dtick"] == "D2"  # 1, 2, 5 a decade
+    many = {"elapsed": [0.0, 1.0], "nodes": [1, 5_000_000]}
+    assert search_size_figure(many)["layout"]["yaxis"]["dtick"] == 1  # powers of ten
