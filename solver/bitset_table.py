@@ -1,4 +1,4 @@
-"""One open-addressing hash table keyed by (bitset, depth, tag): the memo of GOSDT's and OSST's subproblems.
+"""One open-addressing hash table keyed by (bitset, depth, tag): GOSDT's and OSST's subproblems, OSDT's leaves.
 
 The table is arrays the caller owns: ``slots`` (a power of two, ``EMPTY`` where free) holds vertex ids;
 vertex ``v`` has its bitset in row ``v`` of ``keys``, its remaining depth in ``depths[v]`` and, where the

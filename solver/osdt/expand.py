@@ -110,7 +110,7 @@ def step(data, leaves, trees, queue, exp, cfg, ints, reals):
 def room_for_leaves(leaves, ints, extra):
     """True when ``extra`` more leaves fit (arrays and a table at most half full); else ask for them."""
     need = ints[I_LEAVES] + extra
-    if need > leaves.used.shape[0] or 2 * need > leaves.table.shape[0]:
+    if need > leaves.keys.shape[0] or 2 * need > leaves.slots.shape[0]:
         ints[I_NEED] = extra
         return False
     return True
@@ -175,7 +175,7 @@ def set_candidates(data, leaves, exp, cfg, ints, reals):
         # int64, not literals: numba would compile candidate_order once more for a literal 0.
         leaf, n_used, n_dead = exp.split[i], np.int64(0), np.int64(0)
         for f in range(cfg[C_FEATURES]):
-            if lc.has_feature(leaves.used, leaf, f):
+            if lc.uses(leaves, leaf, f):
                 exp.used_list[n_used] = f
                 n_used += 1
             elif lc.has_feature(leaves.dead, leaf, f):

@@ -1,10 +1,11 @@
 """The leaf cache (the paper's LeafCache, Appendix G.3): every leaf built once, keyed by its literals.
 
-A leaf is a set of literals ``x_f = v``, stored as two bitmasks over features
-(``used`` and ``value``), so that clause order never matters (Corollary E.1
-for clauses). Leaves live in parallel arrays indexed by a leaf id; an
-open-addressing hash table maps literal sets to ids. Children inherit their
-parent's dead features at creation (Theorem 3.5's dead features below a leaf).
+A leaf is a set of literals ``x_f = v``, stored as one key of two bitmasks over
+features (the ``used`` words, then the ``value`` words), so that clause order
+never matters (Corollary E.1 for clauses). Leaves live in parallel arrays
+indexed by a leaf id; the shared hash table of ``solver.bitset_table`` maps
+(key, number of literals) to ids. Children inherit their parent's dead
+features at creation (Theorem 3.5's dead features below a leaf).
 
 Capture vectors are not stored: a leaf's is rebuilt from its literals when it
 is split (one AND per literal), which keeps a cached leaf to about 100 bytes
@@ -19,8 +20,9 @@ import numba
 import numpy as np
 
 from solver import bitset
+from solver import bitset_table as table
 
-EMPTY = -1
+EMPTY = table.EMPTY
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -29,10 +31,13 @@ class Leaves(NamedTuple):
 
     Attributes
     ----------
-    used, value, dead : array of uint64, shape (L, k)
-        Features in the leaf's literals, their values, and features dead for it (Thm 3.5).
+    keys : array of uint64, shape (L, 2k)
+        The leaf's literals: words ``0..k-1`` hold the features it uses (``used``), words
+        ``k..2k-1`` their values (``value``).
+    dead : array of uint64, shape (L, k)
+        Features dead for the leaf (Thm 3.5).
     depth : array of int64, shape (L,)
-        Number of literals.
+        Number of literals (the table's depth of a key).
     pos, neg : array of float64, shape (L,)
         Captured mass of each class.
     loss, correct, b0 : array of float64, shape (L,)
@@ -44,12 +49,11 @@ class Leaves(NamedTuple):
         True when the leaf is never split (Thm 3.3).
     zob : array of uint64, shape (L,)
         Random key of the leaf; a tree's key is the xor of its leaves' keys.
-    table : array of int64, shape (T,)
-        Hash table of leaf ids (``EMPTY`` where free), T a power of two.
+    slots : array of int64, shape (T,)
+        Hash slots of leaf ids (``EMPTY`` where free), T a power of two (``solver.bitset_table``).
     """
 
-    used: np.ndarray
-    value: np.ndarray
+    keys: np.ndarray
     dead: np.ndarray
     depth: np.ndarray
     pos: np.ndarray
@@ -60,15 +64,14 @@ class Leaves(NamedTuple):
     label: np.ndarray
     is_dead: np.ndarray
     zob: np.ndarray
-    table: np.ndarray
+    slots: np.ndarray
 
 
 def make_leaves(capacity, n_feature_words, table_size):
     """Return empty ``Leaves`` arrays."""
     u64 = np.uint64
     return Leaves(
-        np.zeros((capacity, n_feature_words), u64),
-        np.zeros((capacity, n_feature_words), u64),
+        np.zeros((capacity, 2 * n_feature_words), u64),
         np.zeros((capacity, n_feature_words), u64),
         np.zeros(capacity, np.int64),
         np.zeros(capacity),
@@ -96,11 +99,22 @@ def enlarge(a, rows):
 
 def grow_leaves(leaves, count, capacity, table_size):
     """Return ``leaves`` with room for ``capacity`` leaves and a rebuilt table of ``table_size`` slots."""
-    grown = [enlarge(a, capacity) for name, a in zip(Leaves._fields, leaves) if name != "table"]
-    table = np.full(table_size, EMPTY, np.int64)
-    out = Leaves(*grown, table)
-    rebuild_table(out, count)
+    grown = [enlarge(a, capacity) for name, a in zip(Leaves._fields, leaves) if name != "slots"]
+    out = Leaves(*grown, np.full(table_size, EMPTY, np.int64))
+    rehash(out, count)
     return out
+
+
+@numba.njit(cache=True)
+def rehash(leaves, count):
+    """Put leaves ``0..count-1`` into the empty ``slots``."""
+    table.rehash(leaves.slots, leaves.keys, leaves.depth, table.NO_TAGS, count)
+
+
+@numba.njit(cache=True, inline="always")
+def find_slot(leaves, key, depth):
+    """Return the slot holding the leaf with these literals (``key``, shape (2k,)), or the free slot where it belongs."""
+    return table.find_slot(leaves.slots, leaves.keys, leaves.depth, table.NO_TAGS, key, depth, 0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -109,45 +123,6 @@ def mix64(x):
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
-
-
-@numba.njit(cache=True, inline="always")
-def key_hash(used, value):
-    """Return the hash of a literal set given as ``used``/``value`` bitmasks, shape (k,)."""
-    h = GOLDEN
-    for k in range(used.shape[0]):
-        h = mix64(h ^ used[k])
-        h = mix64(h ^ value[k] ^ GOLDEN)
-    return h
-
-
-@numba.njit(cache=True, inline="always")
-def same_key(leaves, i, used, value):
-    """True when leaf ``i`` has exactly these literals."""
-    for k in range(used.shape[0]):
-        if leaves.used[i, k] != used[k] or leaves.value[i, k] != value[k]:
-            return False
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def find_slot(leaves, used, value):
-    """Return the table slot holding the leaf with these literals, or the free slot where it belongs."""
-    size = leaves.table.shape[0]
-    slot = np.int64(key_hash(used, value) & np.uint64(size - 1))
-    while True:
-        i = leaves.table[slot]
-        if i == EMPTY or same_key(leaves, i, used, value):
-            return slot
-        slot = (slot + 1) & (size - 1)
-
-
-@numba.njit(cache=True)
-def rebuild_table(leaves, count):
-    """Insert leaves ``0..count-1`` into an empty table."""
-    for i in range(count):
-        slot = find_slot(leaves, leaves.used[i], leaves.value[i])
-        leaves.table[slot] = i
 
 
 @numba.njit(cache=True, inline="always")
@@ -189,8 +164,8 @@ def leaf_cap(data, leaves, i, caps, row):
     for w in range(caps.shape[1]):
         caps[row, w] = data.ones[0, w] | data.zeros[0, w]
     for f in range(data.ones.shape[0]):
-        if has_feature(leaves.used, i, f):
-            source = data.ones if has_feature(leaves.value, i, f) else data.zeros
+        if uses(leaves, i, f):
+            source = data.ones if literal_value(leaves, i, f) else data.zeros
             for w in range(caps.shape[1]):
                 caps[row, w] &= source[f, w]
 
@@ -221,70 +196,63 @@ def support_dead(loss, lam, use_support):
 
 
 @numba.njit(cache=True)
-def store_leaf(leaves, i, slot, key_used, key_value, parent, depth, pos, neg, low, total, lam, use_support):
-    """Store leaf ``i`` with these literals, the dead features of leaf ``parent``, depth and masses, at ``slot``."""
-    for k in range(key_used.shape[0]):
-        leaves.used[i, k] = key_used[k]
-        leaves.value[i, k] = key_value[k]
-        leaves.dead[i, k] = leaves.dead[parent, k]
+def store_leaf(leaves, i, slot, key, parent, depth, pos, neg, low, total, lam, use_support):
+    """Store leaf ``i`` with these literals (``key``, shape (2k,)), the dead features of leaf ``parent``,
+    depth and masses, at ``slot``."""
+    for w in range(key.shape[0]):
+        leaves.keys[i, w] = key[w]
+    for w in range(leaves.dead.shape[1]):
+        leaves.dead[i, w] = leaves.dead[parent, w]
     leaves.depth[i] = depth
     leaves.pos[i], leaves.neg[i] = pos, neg
     leaves.label[i], leaves.loss[i], leaves.correct[i], leaves.b0[i] = numbers(pos, neg, low, total)
     leaves.is_dead[i] = support_dead(leaves.loss[i], lam, use_support)  # Theorem 3.3: never split
     leaves.zob[i] = mix64(np.uint64(i) + GOLDEN)
-    leaves.table[slot] = i
+    leaves.slots[slot] = i
 
 
 @numba.njit(cache=True)
 def add_root(leaves, data, full, total, lam, use_support):
     """Make leaf 0, the root, capturing every point in ``full``; return 0."""
     pos, neg, low = class_masses(data, full)
-    empty = np.zeros(leaves.used.shape[1], np.uint64)
-    slot = find_slot(leaves, empty, empty)
+    empty = np.zeros(leaves.keys.shape[1], np.uint64)
     zero = np.int64(0)  # int64, not literals: one compiled store_leaf
-    store_leaf(leaves, zero, slot, empty, empty, zero, zero, pos, neg, low, total, lam, use_support)
+    slot = find_slot(leaves, empty, zero)
+    store_leaf(leaves, zero, slot, empty, zero, zero, pos, neg, low, total, lam, use_support)
     return 0
 
 
 @numba.njit(cache=True, inline="always")
-def child_key(leaves, parent, f, v, key_used, key_value):
-    """Write the literals of ``parent ∧ x_f = v`` into the scratch keys, shape (k,)."""
-    word, bit = f >> 6, np.uint64(1) << np.uint64(f & 63)
-    for k in range(key_used.shape[0]):
-        key_used[k] = leaves.used[parent, k]
-        key_value[k] = leaves.value[parent, k]
-    key_used[word] |= bit
+def value_bit(leaves, f):
+    """Return the bit of a key that holds the value of the literal on feature ``f`` (its ``used`` bit is ``f``)."""
+    return f + 32 * leaves.keys.shape[1]
+
+
+@numba.njit(cache=True, inline="always")
+def child_key(leaves, parent, f, v, key):
+    """Write the literals of ``parent ∧ x_f = v`` into the scratch ``key``, shape (2k,)."""
+    for w in range(key.shape[0]):
+        key[w] = leaves.keys[parent, w]
+    key[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
     if v:
-        key_value[word] |= bit
+        b = value_bit(leaves, f)
+        key[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
 
 
 @numba.njit(cache=True)
-def child_leaf(leaves, data, count, parent, caps, row, f, v, key_used, key_value, scratch, total, lam, use_support):
+def child_leaf(leaves, data, count, parent, caps, row, f, v, key, scratch, total, lam, use_support):
     """Return ``(id, created)`` of the leaf ``parent ∧ (x_f = v)``, building it (as leaf ``count``) when new.
 
     The caller guarantees room for one more leaf. ``caps[row]``, shape (w,),
-    holds the parent's points; ``key_*`` and ``scratch`` are scratch buffers.
+    holds the parent's points; ``key`` and ``scratch`` are scratch buffers.
     """
-    child_key(leaves, parent, f, v, key_used, key_value)
-    slot = find_slot(leaves, key_used, key_value)
-    if leaves.table[slot] != EMPTY:
-        return leaves.table[slot], False
+    child_key(leaves, parent, f, v, key)
+    depth = leaves.depth[parent] + 1
+    slot = find_slot(leaves, key, depth)
+    if leaves.slots[slot] != EMPTY:
+        return leaves.slots[slot], False
     pos, neg, low = child_masses(data, caps, row, f, v, scratch)
-    store_leaf(
-        leaves,
-        count,
-        slot,
-        key_used,
-        key_value,
-        parent,
-        leaves.depth[parent] + 1,
-        pos,
-        neg,
-        low,
-        total,
-        lam,
-        use_support,
-    )
+    store_leaf(leaves, count, slot, key, parent, depth, pos, neg, low, total, lam, use_support)
     return count, True
 
 
@@ -301,16 +269,15 @@ def mark_dead(leaves, i, f):
 
 
 @numba.njit(cache=True, inline="always")
-def splittable(used, dead, row, depth, is_dead, n_features, max_depth):
-    """True when a leaf with literals ``used`` (k,) and the dead features ``dead[row]`` may still be split."""
-    if is_dead or depth >= max_depth:
-        return False
-    for k in range(used.shape[0]):
-        rest = n_features - 64 * k
-        valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
-        if valid & ~used[k] & ~dead[row, k]:
-            return True
-    return False
+def uses(leaves, i, f):
+    """True when leaf ``i`` has a literal on feature ``f``."""
+    return has_feature(leaves.keys, i, f)
+
+
+@numba.njit(cache=True, inline="always")
+def literal_value(leaves, i, f):
+    """True when leaf ``i``'s literal on feature ``f`` (which it must have) is ``x_f = 1``."""
+    return has_feature(leaves.keys, i, value_bit(leaves, f))
 
 
 @numba.njit(cache=True, inline="always")
@@ -318,9 +285,9 @@ def can_split(leaves, i, n_features, max_depth):
     """Return True when leaf ``i`` may still be split: not dead, under the depth cap, a feature left."""
     if leaves.is_dead[i] or leaves.depth[i] >= max_depth:
         return False
-    for k in range(leaves.used.shape[1]):
+    for k in range(leaves.dead.shape[1]):  # key words 0..k-1 are the used features
         rest = n_features - 64 * k
         valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
-        if valid & ~leaves.used[i, k] & ~leaves.dead[i, k]:
+        if valid & ~leaves.keys[i, k] & ~leaves.dead[i, k]:
             return True
     return False

@@ -75,8 +75,7 @@ def fetch_child(data, leaves, exp, ints, reals, i, f, v, cfg):
         i,
         f,
         v,
-        exp.key_used,
-        exp.key_value,
+        exp.key,
         exp.scratch,
         reals[R_TOTAL],
         reals[R_LAMBDA],
@@ -99,10 +98,10 @@ def child_may_split(leaves, parent, f, loss, cfg, reals):
     if lc.support_dead(loss, reals[R_LAMBDA], cfg[C_SUPPORT] != 0) or leaves.depth[parent] + 1 >= cfg[C_MAX_DEPTH]:
         return False
     n_features = cfg[C_FEATURES]
-    for k in range(leaves.used.shape[1]):
+    for k in range(leaves.dead.shape[1]):
         rest = n_features - 64 * k
         valid = ~np.uint64(0) if rest >= 64 else (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
-        used = leaves.used[parent, k]
+        used = leaves.keys[parent, k]  # key words 0..k-1 are the used features
         if k == f >> 6:
             used |= np.uint64(1) << np.uint64(f & 63)
         if valid & ~used & ~leaves.dead[parent, k]:

@@ -140,8 +140,8 @@ class Expansion(NamedTuple):
         Subsets (over splittable positions) each of which a split set must meet (Thm 3.4).
     ruled, ruled_bound : arrays, shape (m,)
         Features of one leaf ruled out by their family bound, and the bound (Thm F.1).
-    key_used, key_value : array of uint64, shape (k,)
-        Scratch literal keys.
+    key : array of uint64, shape (2k,)
+        Scratch literal key (``Leaves.keys``).
     used_list, dead_list : array of int64, shape (m,)
         Scratch feature lists of one leaf.
     set_tables, set_metas : arrays
@@ -171,8 +171,7 @@ class Expansion(NamedTuple):
     required: np.ndarray
     ruled: np.ndarray
     ruled_bound: np.ndarray
-    key_used: np.ndarray
-    key_value: np.ndarray
+    key: np.ndarray
     used_list: np.ndarray
     dead_list: np.ndarray
     set_tables: np.ndarray
@@ -204,8 +203,7 @@ def make_expansion(splits, fixed, n_features, n_words):
         np.zeros(splits, np.uint64),
         np.zeros(m, np.int64),
         np.zeros(m),
-        np.zeros(k, np.uint64),
-        np.zeros(k, np.uint64),
+        np.zeros(2 * k, np.uint64),
         np.zeros(m, np.int64),
         np.zeros(m, np.int64),
         tables,
@@ -299,7 +297,7 @@ def state_bytes(state):
     def used(arrays, rows, skip=("table",)):
         return sum(a[:rows].nbytes for name, a in zip(arrays._fields, arrays) if name not in skip)
 
-    total = used(state.leaves, ints[I_LEAVES]) + state.leaves.table.nbytes
+    total = used(state.leaves, ints[I_LEAVES], skip=("slots",)) + state.leaves.slots.nbytes
     total += used(state.trees, ints[I_TREES], skip=("table", "pool")) + state.trees.table.nbytes
     total += state.trees.pool[: ints[I_POOL]].nbytes + used(state.queue, ints[I_HEAP])
     return total + sum(a.nbytes for a in state.expansion) + state.cfg.nbytes + ints.nbytes + state.reals.nbytes
@@ -310,8 +308,8 @@ def grow(state, status):
     ints = state.ints
     if status == GROW_LEAVES:
         n = ints[I_LEAVES]
-        capacity = max(2 * state.leaves.used.shape[0], n + ints[I_NEED])
-        table = state.leaves.table.shape[0]
+        capacity = max(2 * state.leaves.keys.shape[0], n + ints[I_NEED])
+        table = state.leaves.slots.shape[0]
         while table < 2 * capacity:
             table *= 2
         return state._replace(leaves=leafcache.grow_leaves(state.leaves, n, capacity, table))

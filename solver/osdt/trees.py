@@ -145,11 +145,11 @@ def leaf_ids(trees, t):
 
 def literals(leaves, i, n_features):
     """Return ``{feature: value}`` of leaf ``i`` (search feature order)."""
-    out = {}
+    out, k = {}, leaves.keys.shape[1] // 2  # key words 0..k-1: used features; k..2k-1: their values
     for f in range(n_features):
         word, bit = f >> 6, np.uint64(1) << np.uint64(f & 63)
-        if leaves.used[i, word] & bit:
-            out[f] = int(bool(leaves.value[i, word] & bit))
+        if leaves.keys[i, word] & bit:
+            out[f] = int(bool(leaves.keys[i, k + word] & bit))
     return out
 
 

@@ -13,10 +13,11 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from solver import best_tree
 from solver import bitset_table as table
 
 EMPTY = -1
-NO_SPLIT = -1
+NO_SPLIT = best_tree.NO_SPLIT
 
 
 class Memo(NamedTuple):
@@ -36,6 +37,8 @@ class Memo(NamedTuple):
         Bounds on the subproblem's optimal objective; solved when equal.
     split : array of int64, shape (cap,)
         Feature of the split behind ``ub`` (``NO_SPLIT``: ``ub`` is the leaf).
+    left, right : array of int64, shape (cap,)
+        Ids of that split's children (feature 0 on the left); read only where ``split`` is set.
     slots : array of int64, shape (2 * cap,)
         Hash slots holding node ids, ``EMPTY`` where free.
     count : array of int64, shape (1,)
@@ -49,6 +52,8 @@ class Memo(NamedTuple):
     lb: np.ndarray
     ub: np.ndarray
     split: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
     slots: np.ndarray
     count: np.ndarray
 
@@ -71,6 +76,8 @@ def make_memo(n_words, capacity=1024):
         lb=np.zeros(cap),
         ub=np.zeros(cap),
         split=np.full(cap, NO_SPLIT, dtype=np.int64),
+        left=np.full(cap, EMPTY, dtype=np.int64),
+        right=np.full(cap, EMPTY, dtype=np.int64),
         slots=np.full(2 * cap, EMPTY, dtype=np.int64),
         count=np.zeros(1, dtype=np.int64),
     )
@@ -80,7 +87,7 @@ def grown(memo):
     """Return a copy of ``memo`` with twice the capacity; node ids are unchanged."""
     cap, n = memo.capacity, int(memo.count[0])
     bigger = make_memo(memo.keys.shape[1], 2 * cap)
-    for name in ("keys", "depth", "size", "leaf", "lb", "ub", "split"):
+    for name in ("keys", "depth", "size", "leaf", "lb", "ub", "split", "left", "right"):
         getattr(bigger, name)[:n] = getattr(memo, name)[:n]
     bigger.count[0] = n
     _rehash(bigger)
@@ -93,10 +100,13 @@ def find_slot(memo, bits, depth):
     return table.find_slot(memo.slots, memo.keys, memo.depth, table.NO_TAGS, bits, depth, 0)
 
 
-@numba.njit(cache=True)
-def lookup(memo, bits, depth):
-    """Return the id of subproblem (bits, depth), or ``EMPTY`` when it is not stored."""
-    return memo.slots[find_slot(memo, bits, depth)]
+@numba.njit(cache=True, inline="always")
+def set_best(memo, node, total, feature, left, right):
+    """Record the split on ``feature`` into subproblems ``left`` and ``right`` as ``node``'s best, of objective ``total``."""
+    memo.ub[node] = total
+    memo.split[node] = feature
+    memo.left[node] = left
+    memo.right[node] = right
 
 
 @numba.njit(cache=True)

@@ -199,8 +199,7 @@ def advance(params, memo, stack, f):
             return
         total = ub[left] + ub[right]
         if total < ub[node]:
-            ub[node] = total
-            memo.split[node] = stack.cand_feature[f, c]
+            cache.set_best(memo, node, total, stack.cand_feature[f, c], left, right)
         _next_candidate(stack, f, total)
 
 
@@ -266,8 +265,7 @@ def tighten(memo, stack):
             left, right = stack.cand_left[f, c], stack.cand_right[f, c]
             low = min(low, memo.lb[left] + memo.lb[right])
             if memo.ub[left] + memo.ub[right] < memo.ub[node]:
-                memo.ub[node] = memo.ub[left] + memo.ub[right]
-                memo.split[node] = stack.cand_feature[f, c]
+                cache.set_best(memo, node, memo.ub[left] + memo.ub[right], stack.cand_feature[f, c], left, right)
         memo.lb[node] = max(memo.lb[node], min(low, memo.ub[node]))
 
 
@@ -312,6 +310,5 @@ def greedy(data, params, memo, node, scratch):
         return memo.ub[node]
     total = greedy(data, params, memo, best_left, scratch) + greedy(data, params, memo, best_right, scratch)
     if total < memo.ub[node]:
-        memo.ub[node] = total
-        memo.split[node] = best_j
+        cache.set_best(memo, node, total, best_j, best_left, best_right)
     return memo.ub[node]

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
-from solver import bitset, survival
+from solver import best_tree, bitset, survival
 from solver.api import ProblemError
 from solver.osst import cache, dfs
 from solver.osst.model import build_tree
@@ -177,37 +176,8 @@ def brier_curve(model, problem, ties, max_points=BRIER_POINTS):
 
 def extract(data, memo, root):
     """Return the incumbent tree as ``[(memo id, feature, left, right), ...]`` (parents first), and its objective."""
-    ids, features, lefts, rights, count, objective = _extract(data, memo, root)
-    rows = [(int(ids[i]), int(features[i]), int(lefts[i]), int(rights[i])) for i in range(count)]
+    cap = 2 * data.kappa.shape[0] + 1  # every leaf holds at least one sample
+    tree = best_tree.extract(root, best_tree.DIRECT, memo.split, memo.left, memo.right, memo.leaf, cap)
+    ids, features, lefts, rights, objective = tree
+    rows = [(int(ids[i]), int(features[i]), int(lefts[i]), int(rights[i])) for i in range(ids.shape[0])]
     return rows, float(objective)
-
-
-@numba.njit(cache=True)
-def _extract(data, memo, root):
-    # Follow each subproblem's best split from the root; children exist in the memo since their parent was expanded.
-    cap = 2 * data.kappa.shape[0] + 1
-    ids = np.zeros(cap, dtype=np.int64)
-    features = np.full(cap, cache.NO_SPLIT, dtype=np.int64)
-    lefts = np.full(cap, -1, dtype=np.int64)
-    rights = np.full(cap, -1, dtype=np.int64)
-    todo = np.zeros(cap, dtype=np.int64)  # tree positions still to fill, as a stack
-    ids[0], todo[0] = root, 0
-    count, pending, objective = 1, 1, 0.0
-    bits = np.empty(memo.keys.shape[1], dtype=np.uint64)
-    while pending > 0:
-        pending -= 1
-        at = todo[pending]
-        node = ids[at]
-        j = memo.split[node]
-        if j == cache.NO_SPLIT:
-            objective += memo.leaf[node]
-            continue
-        features[at] = j
-        bitset.andnot_into(bits, memo.keys[node], data.cols[j])
-        lefts[at], ids[count] = count, cache.lookup(memo, bits, memo.depth[node] - 1)
-        bitset.and_into(bits, memo.keys[node], data.cols[j])
-        rights[at], ids[count + 1] = count + 1, cache.lookup(memo, bits, memo.depth[node] - 1)
-        todo[pending], todo[pending + 1] = count + 1, count  # left child is taken first
-        pending += 2
-        count += 2
-    return ids, features, lefts, rights, count, objective

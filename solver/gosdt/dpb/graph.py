@@ -16,10 +16,11 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from solver import best_tree
 from solver import bitset_table as table
 
 EMPTY = -1
-NO_SPLIT = -1
+NO_SPLIT = best_tree.NO_SPLIT
 # Vertex states: created (not queued), queued for exploration, expanded (its splits are known).
 NEW, QUEUED, EXPANDED = 0, 1, 2
 

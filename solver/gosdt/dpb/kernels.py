@@ -390,35 +390,3 @@ def run(data, cfg, graph, root, budget, lbs, left, right, sums, scratch, scratch
         if not solved(graph, v):
             explore_children(cfg, graph, v, lbs)  # lbs still holds v's split bounds from update
     return DONE, expanded, updates
-
-
-@numba.njit(cache=True)
-def extract(data, graph, root):
-    """Return the tree behind the root's upper bound as parallel arrays (parents first) and its objective.
-
-    Each vertex follows the split recorded when its ``ub`` last fell (Algorithm 6, corrected: the leaf
-    is the default, and a split is taken only when it is strictly better).
-    """
-    cap = 2 * data.prefix.shape[1] + 1  # every leaf holds at least one of the U points
-    ids = np.zeros(cap, dtype=np.int64)
-    features = np.full(cap, gr.NO_SPLIT, dtype=np.int64)
-    lefts = np.full(cap, -1, dtype=np.int64)
-    rights = np.full(cap, -1, dtype=np.int64)
-    todo = np.zeros(cap, dtype=np.int64)
-    ids[0], todo[0] = root, 0
-    count, pending, objective = 1, 1, 0.0
-    while pending > 0:
-        pending -= 1
-        at = todo[pending]
-        v = ids[at]
-        p = graph.best[v]
-        if p == gr.NO_SPLIT:
-            objective += graph.leaf[v]
-            continue
-        features[at] = graph.split_feature[p]
-        lefts[at], ids[count] = count, graph.split_left[p]
-        rights[at], ids[count + 1] = count + 1, graph.split_right[p]
-        todo[pending], todo[pending + 1] = count + 1, count
-        pending += 2
-        count += 2
-    return ids[:count], features[:count], lefts[:count], rights[:count], objective

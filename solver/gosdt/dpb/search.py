@@ -7,7 +7,7 @@ support sets of the equivalent points (§4.1), solved once and shared by every
 parent in the dependency graph (``solver.gosdt.dpb.graph``).
 
 Anytime: the root's bounds are valid at every step; the incumbent is the tree
-behind the root's upper bound (``kernels.extract``), and ``optimal`` is
+behind the root's upper bound (``solver.best_tree.extract``), and ``optimal`` is
 reported only when the root's bounds meet.
 """
 
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from solver import bitset
+from solver import best_tree, bitset
 from solver.api import ProblemError
 from solver.data.points import equivalent_points
 from solver.gosdt.dpb import graph as gr
@@ -212,11 +212,15 @@ class DPBSearch:
         return status == kn.DONE
 
     def _refresh(self):
-        ids, features, lefts, rights, objective = kn.extract(self.data, self.graph, self.root)
+        # Each vertex follows the split recorded when its ub last fell (Algorithm 6, corrected: the leaf
+        # is the default, and a split is taken only when it is strictly better).
+        g = self.graph
+        cap = 2 * self.data.prefix.shape[1] + 1  # every leaf holds at least one of the U points
+        tree = best_tree.extract(self.root, g.best, g.split_feature, g.split_left, g.split_right, g.leaf, cap)
+        ids, features, lefts, rights, objective = tree
         if objective < self.upper_bound or self._incumbent is None:
             self._incumbent = (ids, features, lefts, rights)
             self.upper_bound = float(objective)
-        g = self.graph
         if g.lb[self.root] >= g.ub[self.root]:
             self.lower_bound = self.upper_bound  # solved: the same optimum, summed in the incumbent's order
         else:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from solver import survival as sv
 from solver.api import Limits, ProblemError, solve
+from solver.best_tree import NO_SPLIT
 from solver.osst.params import ALGORITHM
 from solver.osst.search import OSSTSearch
 from solver.problem import Problem
@@ -202,6 +203,22 @@ def test_a_small_memo_grows_without_changing_the_answer():
         pass
     assert search.growths > 3
     assert abs(search.upper_bound - 0.071367) < 5e-7 and search.lower_bound == search.upper_bound
+
+
+def test_each_best_split_records_the_subproblems_it_makes():
+    # The tree is read by following these records (solver.best_tree), so they must survive the memo's growth too.
+    problem = load_problem("veterans")
+    config = ALGORITHM.clean({"max_depth": 3, "regularization": 0.001, "min_samples_leaf": 1})
+    search = OSSTSearch(problem, config, memo_capacity=16)
+    while not search.step(50):
+        pass
+    memo, cols = search.memo, search.data.cols
+    nodes = np.flatnonzero(memo.split[: memo.count[0]] != NO_SPLIT)
+    assert search.growths > 0 and len(nodes) > 1
+    for v in nodes:
+        j = memo.split[v]
+        for child, bits in ((memo.left[v], memo.keys[v] & ~cols[j]), (memo.right[v], memo.keys[v] & cols[j])):
+            assert (memo.keys[child] == bits).all() and memo.depth[child] == memo.depth[v] - 1, (v, j, child)
 
 
 @settings(max_examples=25, deadline=None)
