@@ -47,24 +47,5 @@
     form.addEventListener("change", changed);
     if (mode) { lambda.readOnly = mode.value !== "lambda"; }
   }
-  // A parameter that applies only for some values of another (the registry's visible_when: fairness δ for the
-  // fairness objectives, say) is shown only then; a hidden one played no part in the run.
-  function showApplicable() {
-    document.querySelectorAll("[data-visible-when]").forEach(function (input) {
-      var when = JSON.parse(input.dataset.visibleWhen);
-      var shown = Object.keys(when).every(function (id) {
-        var other = document.getElementById(id);
-        return !other || when[id].indexOf(other.value) >= 0;
-      });
-      var field = input.closest(".field") || input;
-      field.hidden = !shown;
-    });
-  }
-
-  document.addEventListener("DOMContentLoaded", function () {
-    showApplicable();
-    var form = document.getElementById("run-form");
-    if (form) { form.addEventListener("change", showApplicable); }
-  });
   document.addEventListener("DOMContentLoaded", start);
 })();

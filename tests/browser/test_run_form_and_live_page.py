@@ -75,3 +75,8 @@ def test_the_run_form_shows_a_parameter_only_where_it_applies(browser, live_serv
     assert not shown("#id_p_pauc_theta")
     page.select_option("#id_p_objective", "pauc")
     assert shown("#id_p_pauc_theta")
+    # The regularization path's form renders the same parameter groups and hides them the same way.
+    page.goto(bank + "paths/new/gosdt/")
+    assert not shown("#id_p_pauc_theta")
+    page.select_option("#id_p_objective", "pauc")
+    assert shown("#id_p_pauc_theta")
