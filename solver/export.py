@@ -260,28 +260,21 @@ def _used_predicates(model):
 
 
 def test_vectors(model, table, limit=50):
-    """Return up to ``limit`` raw rows (the columns the model reads) with the model's predictions.
+    """Return raw rows (only the columns the model reads) with the model's predictions, to check exports by.
 
-    Rows are picked to reach as many different leaves (or rules) as possible.
+    One row for every leaf (or rule) that some row reaches, the first such row of each, then the first
+    other rows up to ``limit`` in all. Only the model's own splits are evaluated on the table.
     """
-    columns = sorted({c for p in _used_predicates(model) for c in predicates.columns_used(p)})
-    X = model.binarize(table.columns if hasattr(table, "columns") else table)
-    position = model.apply(X)
-    outputs = model.predict(X)
-    picked, seen = [], set()
-    for i in range(len(position)):
-        if position[i] not in seen:
-            seen.add(position[i])
-            picked.append(i)
-    for i in range(len(position)):
-        if len(picked) >= limit:
-            break
-        if i not in picked:
-            picked.append(i)
     source = table.columns if hasattr(table, "columns") else table
+    columns = sorted({c for p in _used_predicates(model) for c in predicates.columns_used(p)})
+    position = model.apply(source)
+    outputs = model.outputs[position]
+    _, first = np.unique(position, return_index=True)
+    others = np.setdiff1d(np.arange(min(len(position), limit + len(first))), first)
+    picked = np.concatenate([np.sort(first), others[: max(0, limit - len(first))]])
     return [
         {"row": {c: _json_value(source[c][i]) for c in columns}, "expected": model.classes[outputs[i]]}
-        for i in picked[:limit]
+        for i in picked.tolist()
     ]
 
 

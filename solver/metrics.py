@@ -101,17 +101,12 @@ def leaf_scores(model):
     return np.divide(counts[:, 1], total, out=np.full(len(total), 0.5), where=total > 0)
 
 
-def _score_rows(model, X):
-    if model.counts.shape[1] != 2:
-        return None
-    return leaf_scores(model)[model.apply(X)]
-
-
 def _classification(model, problem):
     if not isinstance(model, Tree):
-        y_pred = model.predict(problem)
+        position = model.apply(problem)
+        score = leaf_scores(model)[position] if model.counts.shape[1] == 2 else None
         return classification_metrics(
-            problem.y, y_pred, len(model.classes), problem.sample_weight, _score_rows(model, problem)
+            problem.y, model.outputs[position], len(model.classes), problem.sample_weight, score
         )
     # A tree predicts (and scores) per leaf: every metric follows from the rows' class counts at each leaf,
     # one pass over the rows (``classification_metrics`` on per-row predictions gives the same).
@@ -182,12 +177,12 @@ def group_fairness(y, y_pred, group, weights=None):
 def _with_fairness(out, model, problem):
     """Add ``fairness`` (``group_fairness``) to classification metrics when the problem has a protected group."""
     if problem.group is not None and len(model.classes) == 2 and problem.n_samples:
-        out["fairness"] = group_fairness(problem.y, model.predict(problem.X), problem.group, problem.sample_weight)
+        out["fairness"] = group_fairness(problem.y, model.predict(problem), problem.group, problem.sample_weight)
     return out
 
 
 def _survival(model, problem):
-    return tree_metrics(model, problem.X, problem.event, problem.time)
+    return tree_metrics(model, problem, problem.event, problem.time)
 
 
 def _policy(model, problem):

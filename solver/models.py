@@ -12,7 +12,8 @@ at 0.5. Leaves have ``feature == LEAF`` and ``left == right == LEAF``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,20 +27,32 @@ def _int_array(values):
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
-def _used_columns(X, used, index):
+def _used_columns(X, used, index, features):
     """Return ``(matrix, index)`` to read features ``used`` of ``X`` through ``index``.
 
-    A binary matrix is returned as it is; from a ``Problem`` (anything with ``column``) only the used
-    features are read, into a narrow matrix whose columns ``index`` is remapped to.
+    ``X`` is a binary matrix (returned as it is), a ``Problem`` (anything with ``column``) or a raw table (a
+    mapping of column name to values, or a ``Table``), whose rows are evaluated on the ``features``
+    (predicates) of the model. From a problem or a raw table only the used features are read, into a narrow
+    matrix whose columns ``index`` is remapped to: a model over hundreds of thousands of thresholds reads its
+    few splits, never one column per threshold.
     """
-    if not hasattr(X, "column"):
-        return np.asarray(X), index
+    if isinstance(X, np.ndarray):
+        return X, index
     if getattr(X, "has_binary", False):
         return X.X, index
     used = np.unique(np.asarray(used, dtype=np.int64))
-    narrow = np.zeros((X.n_samples, max(len(used), 1)), dtype=np.uint8)
+    if hasattr(X, "column"):
+        n, read = X.n_samples, X.column
+    else:
+        table = X if isinstance(X, Mapping) else X.columns
+        n, cache = (len(next(iter(table.values()))) if table else 0), {}
+
+        def read(j):
+            return predicates.evaluate(features[j], table, cache)
+
+    narrow = np.zeros((n, max(len(used), 1)), dtype=np.uint8)
     for i, j in enumerate(used.tolist()):
-        narrow[:, i] = X.column(j)
+        narrow[:, i] = read(j)
     remap = np.searchsorted(used, np.maximum(index, 0)) if len(used) else np.zeros_like(index)
     return narrow, np.where(index < 0, index, remap)
 
@@ -141,14 +154,15 @@ class Tree:
         return int(depth.max()) if self.n_nodes else 0
 
     def apply(self, X):
-        """Return the leaf index that every row of a binary matrix reaches.
+        """Return the leaf index that every row reaches.
 
         Parameters
         ----------
-        X : array of uint8 or bool, shape (n, n_features), or a ``Problem``
-            A problem is read through ``Problem.column`` (its binary matrix is not built).
+        X : array of uint8 or bool, shape (n, n_features), a ``Problem`` or a raw table
+            A problem is read through ``Problem.column`` (its binary matrix is not built); a raw table
+            (mapping of column name to values, or ``Table``) through the predicates of the splits.
         """
-        X, feature = _used_columns(X, self.feature[self.feature != LEAF], self.feature)
+        X, feature = _used_columns(X, self.feature[self.feature != LEAF], self.feature, self.features)
         node = np.zeros(len(X), dtype=np.int64)
         active = self.feature[node] != LEAF
         while active.any():
@@ -159,27 +173,20 @@ class Tree:
             active = self.feature[node] != LEAF
         return node
 
+    @property
+    def outputs(self):
+        """Prediction index of each position ``apply`` returns (each node)."""
+        return self.prediction
+
     def predict(self, X):
-        """Return the prediction index of every row of a binary matrix."""
-        return self.prediction[self.apply(X)]
+        """Return the prediction index of every row (``X`` as in ``apply``)."""
+        return self.outputs[self.apply(X)]
 
-    def predict_raw(self, table):
-        """Return the prediction index of every row of a raw table."""
-        return self.predict(self.binarize(table))
-
-    def binarize(self, table):
-        """Evaluate the features this tree uses on a raw table.
-
-        Returns
-        -------
-        X : array of uint8, shape (n, len(features))
-            Columns of features the tree does not use are zero.
-        """
-        n = len(next(iter(table.values()))) if table else 0
-        X = np.zeros((n, len(self.features)), dtype=np.uint8)
-        for j in sorted(set(self.feature[self.feature != LEAF].tolist())):
-            X[:, j] = predicates.evaluate(self.features[j], table)
-        return X
+    def narrowed(self):
+        """Return this tree over only the features it splits on (renumbered in order), and their old indices."""
+        used = np.unique(self.feature[self.feature != LEAF])
+        feature = np.where(self.feature == LEAF, LEAF, np.searchsorted(used, np.maximum(self.feature, 0)))
+        return replace(self, feature=feature, features=[self.features[j] for j in used.tolist()]), used
 
     def leaf_rules(self):
         """Return ``{leaf: [literal text, ...]}`` for every leaf, root first."""
@@ -273,29 +280,27 @@ class RuleList:
         return len(self.antecedents) + 1
 
     def apply(self, X):
-        """Return the index of the rule that captures each row (``length`` = default); ``X`` as ``Tree.apply``."""
-        X, antecedents = _used_columns(X, self.antecedents, self.antecedents)
+        """Return the index of the rule that captures each row (``length`` = default); ``X`` as in ``Tree.apply``."""
+        X, antecedents = _used_columns(X, self.antecedents, self.antecedents, self.features)
         rule = np.full(len(X), self.length, dtype=np.int64)
         for k in range(self.length - 1, -1, -1):
             rule[X[:, antecedents[k]] != 0] = k
         return rule
 
+    @property
+    def outputs(self):
+        """Class index of each position ``apply`` returns (each rule, the default last)."""
+        return np.append(self.predictions, self.default)
+
     def predict(self, X):
-        """Return the class index of every row of a binary matrix."""
-        outputs = np.append(self.predictions, self.default)
-        return outputs[self.apply(X)]
+        """Return the class index of every row (``X`` as in ``Tree.apply``)."""
+        return self.outputs[self.apply(X)]
 
-    def binarize(self, table):
-        """Evaluate the antecedents this list uses on a raw table."""
-        n = len(next(iter(table.values()))) if table else 0
-        X = np.zeros((n, len(self.features)), dtype=np.uint8)
-        for j in sorted(set(self.antecedents.tolist())):
-            X[:, j] = predicates.evaluate(self.features[j], table)
-        return X
-
-    def predict_raw(self, table):
-        """Return the class index of every row of a raw table."""
-        return self.predict(self.binarize(table))
+    def narrowed(self):
+        """Return this list over only its antecedents' features (renumbered in order), and their old indices."""
+        used = np.unique(self.antecedents)
+        antecedents = np.searchsorted(used, self.antecedents)
+        return replace(self, antecedents=antecedents, features=[self.features[j] for j in used.tolist()]), used
 
     def rule_texts(self):
         """Return the text of each antecedent, in order."""

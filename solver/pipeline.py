@@ -130,11 +130,12 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
 def score(model, prepared):
     """Return ``Result.holdout`` of ``model`` on the prepared test rows (a problem with them is reported, not raised)."""
     test = prepared.test
+    narrow, _ = model.narrowed()  # only the model's splits are evaluated on the test rows
     try:
         return {
             "description": prepared.description,
             "n_samples": test.n_rows,
-            "metrics": metrics.evaluate(model, problem_like(prepared.problem, test, prepared.roles, model)),
+            "metrics": metrics.evaluate(narrow, problem_like(prepared.problem, test, prepared.roles, narrow.features)),
         }
     except (DataError, KeyError) as e:
         return {"description": prepared.description, "n_samples": test.n_rows, "error": str(e).strip("'\"")}

@@ -137,16 +137,15 @@ def prediction_rows(model, table, id_column=None, first_row=1):
     """
     if id_column is not None and id_column not in table:
         raise DataError(f"The data has no column named {id_column!r} to copy as an identifier.")
-    X = model.binarize(table.columns)
-    position = model.apply(X)
-    outputs = model.predict(X)
+    position = model.apply(table)
+    outputs = model.outputs[position]
     header = (
         ["row"]
         + ([id_column] if id_column else [])
         + ["prediction", "rule" if hasattr(model, "antecedents") else "leaf"]
     )
     names = list(model.classes)
-    columns = [np.arange(first_row, first_row + len(X))]
+    columns = [np.arange(first_row, first_row + len(position))]
     if id_column:
         columns.append([predicates.as_text(v) for v in table[id_column].tolist()])
     columns.append([names[i] if names else int(i) for i in outputs.tolist()])

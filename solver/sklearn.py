@@ -75,23 +75,23 @@ class SolverClassifierMixin(ClassifierMixin):
             problem = problem.with_changes(sample_weight=np.asarray(sample_weight, dtype=np.float64))
         return problem
 
-    def _binary_features(self, X):
+    def _rows(self, X):
+        """Return the rows of ``X`` as a raw table the model reads its splits from."""
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
         names = self.feature_names_in_ if self.feature_names_in_ is not None else [f"x{j}" for j in range(X.shape[1])]
-        table = {name: X[:, j] for j, name in enumerate(names)}
-        return self.model_.binarize(table)
+        return {name: X[:, j] for j, name in enumerate(names)}
 
     def predict(self, X):
         """Return the predicted class of every row."""
         check_is_fitted(self, "model_")
-        index = self.model_.predict(self._binary_features(X))
+        index = self.model_.predict(self._rows(X))
         labels = np.array([self._class_of[self.model_.classes[i]] for i in index])
         return labels.astype(self.classes_.dtype, copy=False)
 
     def predict_proba(self, X):
         """Return the training class shares of the leaf (or rule) each row reaches."""
         check_is_fitted(self, "model_")
-        counts = self.model_.counts[self.model_.apply(self._binary_features(X))]
+        counts = self.model_.counts[self.model_.apply(self._rows(X))]
         total = counts.sum(axis=1, keepdims=True)
         shares = np.divide(counts, total, out=np.full_like(counts, 1.0 / counts.shape[1]), where=total > 0)
         order = [self.model_.classes.index(str(_label_text(c))) for c in self.classes_]
@@ -241,16 +241,15 @@ class OSSTSurvivalTree(BaseEstimator):
         self._train = (event, time)
         return self
 
-    def _binary(self, X):
+    def _rows(self, X):
         check_is_fitted(self, "model_")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
         names = self.feature_names_in_ if self.feature_names_in_ is not None else [f"x{j}" for j in range(X.shape[1])]
-        return self.model_.binarize({name: X[:, j] for j, name in enumerate(names)})
+        return {name: X[:, j] for j, name in enumerate(names)}
 
     def apply(self, X):
         """Return the node index of the leaf each row reaches."""
-        Xb = self._binary(X)
-        return self.model_.apply(Xb)
+        return self.model_.apply(self._rows(X))
 
     def predict_survival_function(self, X, return_array=False):
         """Return each row's leaf KM curve: ``StepCurve`` objects, or values at ``unique_times_`` with ``return_array``."""
@@ -279,11 +278,10 @@ class OSSTSurvivalTree(BaseEstimator):
     def metrics(self, X, y):
         """Return IBS, IBS ratio, Harrell's C and Uno's C on ``(X, y)``, with Ĝ from the training data."""
         event, time = survival.split_survival_y(y)
-        Xb = self._binary(X)
         train_event, train_time = self._train
         return tree_metrics(
             self.model_,
-            Xb,
+            self._rows(X),
             event,
             time,
             train_event=train_event,
@@ -552,7 +550,7 @@ class STreeDPolicyTree(BaseEstimator):
         check_is_fitted(self, "model_")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=True)
         table = {name: X[:, j] for j, name in enumerate(self.feature_names_in_)}
-        index = self.model_.predict(self.model_.binarize(table))
+        index = self.model_.predict(table)
         return np.array([self.model_.classes[i] for i in index], dtype=object)
 
 

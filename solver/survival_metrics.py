@@ -196,8 +196,8 @@ def tree_metrics(model, X, event, time, *, train_event=None, train_time=None, ti
     ----------
     model : solver.models.Tree
         With ``kind == "survival"`` and a KM curve per leaf in ``curves``.
-    X : array of uint8, shape (n, n_features)
-        Binary features of the evaluation rows.
+    X : array of uint8, shape (n, n_features), a ``Problem`` or a raw table
+        The evaluation rows, as ``Tree.apply`` reads them.
     event : array of bool, shape (n,)
     time : array of float64, shape (n,)
     train_event, train_time : arrays, shape (n_train,), optional

@@ -1,5 +1,9 @@
 """Greedy CART (scikit-learn) converted into a ``solver.models.Tree``.
 
+scikit-learn grows the tree on the problem's ranks (``solver.data.ordered``: one column per raw column, its
+buckets between the binarization's cuts), never on one 0/1 column per cut, so a table of 337k rows with
+thousands of thresholds is fitted in seconds and a few hundred MB.
+
 scikit-learn grows the tree in one call that cannot be interrupted, and on thousands of thresholds it takes
 seconds (eeg at every midpoint, no depth limit: about 8 s). So it runs in the background
 (``solver.background``) while the steps return to the driver every 0.1 s: a time limit or a cancel ends the
@@ -60,8 +64,10 @@ class CartSearch:
             random_state=0,
         )
         weights = p.weights
-        clf.fit(p.X, p.y, sample_weight=weights)
-        grown = from_sklearn(clf.tree_, p.X, p.y, weights, p.features, p.classes)
+        ordered = p.ordered_columns()
+        X = rank_matrix(ordered)
+        clf.fit(X, p.y, sample_weight=weights)
+        grown = from_sklearn(clf.tree_, X, ordered.offset, p.y, weights, p.features, p.classes)
         return prune(grown, self.config["regularization"] * weights.sum()), grown.n_leaves, clf.tree_.node_count
 
     def progress(self):
@@ -88,6 +94,16 @@ def majority_leaf(problem):
     )
 
 
+def rank_matrix(ordered):
+    """Return the families' ranks as scikit-learn's input: array of float32, shape (n, F).
+
+    A split of family ``f`` at ``k + 0.5`` sends rows of rank ≤ ``k`` left: exactly the rows where binary
+    feature ``offset[f] + k`` holds. So the greedy search sees the binarization's every cut, one column per
+    raw column (not per cut), and ranks below 2²⁴ are exact in float32.
+    """
+    return np.ascontiguousarray(ordered.rank.T, dtype=np.float32)
+
+
 def node_counts(tree_, X, y, weights, n_classes):
     """Return weighted class counts of the training rows through each node.
 
@@ -95,20 +111,25 @@ def node_counts(tree_, X, y, weights, n_classes):
     -------
     counts : array of float64, shape (n_nodes, n_classes)
     """
-    path = tree_.decision_path(np.ascontiguousarray(X, dtype=np.float32))
+    path = tree_.decision_path(X)
     onehot = np.zeros((len(y), n_classes))
     onehot[np.arange(len(y)), y] = weights
     return np.asarray(path.T @ onehot)
 
 
-def from_sklearn(tree_, X, y, weights, features, classes):
-    """Convert a fitted scikit-learn ``Tree`` over 0/1 features into a ``Tree``."""
+def from_sklearn(tree_, X, offset, y, weights, features, classes):
+    """Convert a scikit-learn ``Tree`` fitted on ``rank_matrix`` into a ``Tree`` over the binary features.
+
+    scikit-learn's left child holds the rows where the cut's predicate is true: our ``right``.
+    """
     counts = node_counts(tree_, X, y, weights, len(classes))
-    feature = np.where(tree_.children_left == -1, LEAF, tree_.feature)
+    split = tree_.children_left != -1
+    cut = np.floor(tree_.threshold).astype(np.int64)
+    feature = np.where(split, offset[np.maximum(tree_.feature, 0)] + cut, LEAF)
     return Tree(
         feature=feature,
-        left=np.where(feature == LEAF, LEAF, tree_.children_left),
-        right=np.where(feature == LEAF, LEAF, tree_.children_right),
+        left=np.where(split, tree_.children_right, LEAF),
+        right=np.where(split, tree_.children_left, LEAF),
         prediction=counts.argmax(axis=1),
         counts=counts,
         features=features,

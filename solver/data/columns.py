@@ -62,6 +62,57 @@ def fast_numbers(cells, max_chars=64):
     return None if np.isinf(values).any() else values
 
 
+def arrow_numbers(cells):
+    """Return ``fast_numbers`` of a pyarrow string array, computed by pyarrow, or None.
+
+    None also when pyarrow's parser refuses a cell that Python's ``float`` might take (``1_000``): the
+    caller then parses the distinct cells one by one (``arrow_parse``), so the typing rules stay Python's.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    trimmed = pc.utf8_trim_whitespace(cells)
+    missing = pc.is_in(pc.utf8_lower(trimmed), value_set=pa.array(MISSING_LIST))
+    try:
+        values = pc.cast(pc.if_else(missing, pa.scalar(None, pa.string()), trimmed), pa.float64())
+    except pa.ArrowInvalid:
+        return None
+    values = values.to_numpy(zero_copy_only=False)
+    return None if np.isinf(values).any() else np.array(values, dtype=np.float64)
+
+
+def arrow_parse(cells):
+    """Return ``(distinct, codes, counts, parsed, numeric)`` of a pyarrow string array.
+
+    ``distinct`` are its distinct raw cells, ``codes`` (array of int64, shape (n,)) the index of every
+    cell into them; ``counts``, ``parsed`` and ``numeric`` as ``parse_cells`` returns them.
+    """
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(cells)
+    distinct = encoded.dictionary.to_pylist()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    counts = Counter(dict(zip(distinct, np.bincount(codes, minlength=len(distinct)).tolist())))
+    parsed = {raw: parse_key(raw) for raw in distinct}
+    numeric = all(kind != "text" for kind, _ in parsed.values())
+    return distinct, codes, counts, parsed, numeric
+
+
+def coded_numbers(distinct, codes, parsed):
+    """Return the float64 array of coded numeric cells (NaN where missing)."""
+    values = np.array([math.nan if parsed[raw][1] is None else parsed[raw][1] for raw in distinct], dtype=np.float64)
+    return values[codes] if len(values) else np.full(len(codes), math.nan)
+
+
+def coded_texts(distinct, codes, parsed, canonical):
+    """Return the object array of coded cells as text (None where missing); see ``texts_of``."""
+    lookup = np.empty(len(distinct), dtype=object)
+    lookup[:] = [
+        None if parsed[raw][0] == "missing" else canonical.setdefault(raw.strip(), raw.strip()) for raw in distinct
+    ]
+    return lookup[codes]
+
+
 def parse_cells(cells):
     """Parse a chunk of raw text cells.
 
@@ -140,10 +191,22 @@ class ColumnSummary:
         """Take a chunk of raw CSV cells."""
         values = fast_numbers(cells) if self.numeric else None
         if values is not None:
-            self._add_fast(cells, values)
+            self._add_fast(lambda: Counter(cells), values)
             return
         counts, parsed, numeric = parse_cells(cells)
-        self.n_rows += len(cells)
+        self._add_parsed(len(cells), counts, parsed, numeric, lambda: numbers_of(cells, parsed))
+
+    def add_arrow(self, cells):
+        """Take a chunk of raw CSV cells as a pyarrow string array (as ``add_raw``, parsed by pyarrow)."""
+        values = arrow_numbers(cells) if self.numeric else None
+        if values is not None:
+            self._add_fast(lambda: arrow_parse(cells)[2], values)
+            return
+        distinct, codes, counts, parsed, numeric = arrow_parse(cells)
+        self._add_parsed(len(cells), counts, parsed, numeric, lambda: coded_numbers(distinct, codes, parsed))
+
+    def _add_parsed(self, n, counts, parsed, numeric, chunk_values):
+        self.n_rows += n
         texts = Counter()
         for raw, c in counts.items():
             kind, v = parsed[raw]
@@ -162,16 +225,16 @@ class ColumnSummary:
             values = np.fromiter(by_value.keys(), dtype=np.float64, count=len(by_value))
             rows = np.fromiter(by_value.values(), dtype=np.int64, count=len(by_value))
             self.counter = False  # a chunk with missing cells is no row counter
-            self._add_numbers(values, rows, lambda: numbers_of(cells, parsed))
+            self._add_numbers(values, rows, chunk_values)
 
-    def _add_fast(self, cells, values):
-        self.n_rows += len(cells)
+    def _add_fast(self, cell_counts, values):
+        self.n_rows += len(values)
         missing = np.isnan(values)
         self.missing += int(missing.sum())
         if not self.texts_full and len(self.hist[0]) <= COUNTS_STORE:
             # While the column has few values, keep their text too, in case a later chunk holds text.
             texts = Counter()
-            for raw, c in Counter(cells).items():
+            for raw, c in cell_counts().items():
                 s = raw.strip()
                 if s.lower() not in MISSING_TOKENS:
                     texts[s] += c

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from solver import predicates
-from solver.data.binarize import label_classes, rows_to_keep
+from solver.data.binarize import EAGER_CELLS, label_classes, rows_to_keep
+from solver.data.ordered import from_table
 from solver.data.table import DataError
 from solver.problem import Problem
 
@@ -51,21 +52,18 @@ def kfold_rows(n, k, fold, seed=0, labels=None):
     return np.flatnonzero(assignment != fold), test
 
 
-def problem_like(problem, table, roles, model=None):
+def problem_like(problem, table, roles, features=None):
     """Return the rows of a raw ``table`` as a ``Problem`` with ``problem``'s classes.
 
-    The binary features are the predicates of ``model`` (the ones it splits
-    on; a rule list's may be mined from the problem's) or else of
-    ``problem``, evaluated on the new rows with no new thresholds; labels map
-    onto the training classes, so the model can be scored on the result.
+    The binary features are ``features`` (predicates; by default ``problem``'s), evaluated on the new rows
+    with no new thresholds and kept as ranks (``solver.data.ordered``), the 0/1 matrix built only if read;
+    to score a model, pass the features of its ``narrowed()`` copy. Labels map onto the training classes.
     """
     # The rows training would leave out (a missing label, a 'drop'-policy feature) cannot be scored either.
     keep, _ = rows_to_keep(table, roles, roles.feature_columns(table.names))
     table = table if keep.all() else table.take(keep)
-    if model is not None:
-        features, X = model.features, model.binarize(table.columns)
-    else:
-        features, X = problem.features, predicates.evaluate_all(problem.features, table.columns)
+    features = problem.features if features is None else features
+    ordered = from_table(features, table.columns)
     fields = {}
     if roles.label:
         values = [predicates.as_text(v) for v in table[roles.label]]
@@ -89,7 +87,8 @@ def problem_like(problem, table, roles, model=None):
         index = {c: i for i, c in enumerate(problem.treatments)}
         fields["treatment"] = np.array([index.get(predicates.as_text(v), -1) for v in table[roles.treatment]])
         fields["treatments"] = problem.treatments
-    return Problem(X=X, features=features, label_name=problem.label_name, **fields)
+    X = ordered.binary() if ordered.cells() <= EAGER_CELLS else None
+    return Problem(X=X, features=features, label_name=problem.label_name, ordered=ordered, **fields)
 
 
 def stratify_by(table, roles):

@@ -101,6 +101,8 @@ def profile_file(f, limits=ReadLimits(), max_categories=MAX_CATEGORIES):
         for summary, (kind, values) in zip(summaries, chunk):
             if kind == "raw":
                 summary.add_raw(values)
+            elif kind == "arrow":
+                summary.add_arrow(values)
             elif kind == "num":
                 summary.add_numbers(values)
             else:
@@ -132,12 +134,13 @@ def identifier_columns(table):
 def preview_rows(chunk, n=PREVIEW_ROWS):
     """Return the first ``n`` rows of a chunk as short texts."""
     rows = min(n, len(chunk[0][1]))
+    chunk = [(kind, values.slice(0, rows).to_pylist() if kind == "arrow" else values) for kind, values in chunk]
     out = []
     for i in range(rows):
         cells = []
         for kind, values in chunk:
             v = values[i]
-            text = v.strip() if kind == "raw" else as_text(v)
+            text = v.strip() if kind in ("raw", "arrow") else as_text(v)
             cells.append(text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…")
         out.append(cells)
     return out

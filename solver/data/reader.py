@@ -12,7 +12,17 @@ import io
 
 import numpy as np
 
-from solver.data.columns import fast_numbers, numbers_of, parse_cells, parse_key, texts_of
+from solver.data.columns import (
+    arrow_numbers,
+    arrow_parse,
+    coded_numbers,
+    coded_texts,
+    fast_numbers,
+    numbers_of,
+    parse_cells,
+    parse_key,
+    texts_of,
+)
 from solver.data.source import open_source
 from solver.data.table import DataError, ReadLimits, Table
 
@@ -67,13 +77,7 @@ def iter_tables(f, limits=ReadLimits(), text=frozenset()):
         canonical = {}
         columns = {}
         for name, (kind, values) in zip(source.names, chunk):
-            numeric = (
-                set()
-                if name in text or kind != "raw"
-                else {name}
-                if fast_numbers(values) is not None or parse_cells(values)[2]
-                else set()
-            )
+            numeric = {name} if name not in text and _all_numbers(kind, values) else set()
             columns[name] = _typed(name, kind, values, numeric, canonical)
         yield Table(columns, source.delimiter, source.encoding, list(source.notes), source.format)
 
@@ -92,10 +96,19 @@ def numeric_columns(source):
     """Return the names of the columns of a CSV source whose every present cell is a number."""
     numeric = set(source.names)
     for chunk in source.chunks():
-        for name, (_, cells) in zip(source.names, chunk):
-            if name in numeric and fast_numbers(cells) is None and not parse_cells(cells)[2]:
+        for name, (kind, cells) in zip(source.names, chunk):
+            if name in numeric and not _all_numbers(kind, cells):
                 numeric.discard(name)
     return numeric
+
+
+def _all_numbers(kind, cells):
+    """Return True when every present cell of a chunk of raw cells is a number."""
+    if kind == "raw":
+        return fast_numbers(cells) is not None or parse_cells(cells)[2]
+    if kind == "arrow":
+        return arrow_numbers(cells) is not None or arrow_parse(cells)[4]
+    return False
 
 
 def _typed(name, kind, values, numeric, canonical):
@@ -106,16 +119,34 @@ def _typed(name, kind, values, numeric, canonical):
         out = np.empty(len(texts), dtype=object)
         out[:] = [None if t is None else canonical.setdefault(t, t) for t in texts]
         return out
+    if kind == "arrow":
+        return _typed_arrow(name, values, numeric, canonical)
     if name in numeric:
         numbers = fast_numbers(values)
         if numbers is not None:
             return numbers
     _, parsed, all_numbers = parse_cells(values)
     if name in numeric:
-        if not all_numbers:
-            raise DataError(f"Column {name!r} holds text where numbers were expected; upload the file again.")
+        _check_numbers(name, all_numbers)
         return numbers_of(values, parsed)
     return texts_of(values, parsed, canonical)
+
+
+def _typed_arrow(name, cells, numeric, canonical):
+    if name in numeric:
+        numbers = arrow_numbers(cells)
+        if numbers is not None:
+            return numbers
+    distinct, codes, _, parsed, all_numbers = arrow_parse(cells)
+    if name in numeric:
+        _check_numbers(name, all_numbers)
+        return coded_numbers(distinct, codes, parsed)
+    return coded_texts(distinct, codes, parsed, canonical)
+
+
+def _check_numbers(name, all_numbers):
+    if not all_numbers:
+        raise DataError(f"Column {name!r} holds text where numbers were expected; upload the file again.")
 
 
 def _concatenate(parts):

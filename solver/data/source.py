@@ -7,6 +7,9 @@ else Latin-1) and the delimiter (comma, tab, semicolon or pipe). Its
 ``chunks()`` then yields the rows a few thousand at a time, as columns:
 
 - ``("raw", cells)``: a tuple of the text cells of a CSV column, as read;
+- ``("arrow", cells)``: the same cells as a pyarrow string array (UTF-8 files: pyarrow's CSV reader parses
+  them, tens of times faster; a file it cannot parse is read by the csv module from where it stopped, so
+  every message about a malformed file is the same);
 - ``("num", values)``: float64 array, NaN where missing (Parquet numbers);
 - ``("text", values)``: list of str or None (Parquet text).
 
@@ -20,6 +23,7 @@ import codecs
 import csv
 import io
 import math
+import re
 
 import numpy as np
 
@@ -27,6 +31,7 @@ from solver.data.table import DataError, ReadLimits
 
 SAMPLE_BYTES = 1 << 16
 CHUNK_CELLS = 1 << 18
+ARROW_MIN_BYTES = SAMPLE_BYTES  # smaller CSV files are read by the csv module alone
 DELIMITERS = ",\t;|"
 DELIMITER_WORDS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 PARQUET_MAGIC = b"PAR1"
@@ -75,13 +80,17 @@ def detect_encoding(head):
 
 
 def scan_bytes(f, block=1 << 20):
-    """Read the whole binary file ``f`` once; return ``(is_utf8, has_nul)``."""
+    """Read the whole binary file ``f`` once; return ``(is_utf8, has_nul, has_quote, has_blank_line)``."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    utf8, nul = True, False
+    utf8, nul, quote, blank = True, False, False, False
+    tail = b"\n"  # the end of the previous block (a file that starts with a line end starts with a blank line)
     f.seek(0)
     try:
         while data := f.read(block):
             nul = nul or b"\x00" in data
+            quote = quote or b'"' in data
+            blank = blank or blank_line(tail + data)
+            tail = data[-3:]
             if utf8:
                 try:
                     decoder.decode(data)
@@ -94,7 +103,31 @@ def scan_bytes(f, block=1 << 20):
                 utf8 = False
     finally:
         f.seek(0)
-    return utf8, nul
+    return utf8, nul, quote, blank
+
+
+def blank_line(data):
+    """Return True when the bytes hold an empty line (two line ends in a row)."""
+    return b"\n\n" in data or b"\r\r" in data or b"\n\r\n" in data
+
+
+QUOTED = re.compile(rb'"(?:[^"]|"")*+"')
+
+
+def plain_quoting(data, delimiter):
+    """Return True when every quote of the CSV bytes ``data`` belongs to a quoted cell that fills its field.
+
+    Such a file is read alike by every CSV parser; a stray quote (``"ab"c``, ``5"``) is one that
+    pyarrow's parser would take and Python's strict one refuses, so such a file goes to the latter.
+    """
+    ends = {delimiter.encode(), b"\n", b"\r"}
+    inside = 0
+    for match in QUOTED.finditer(data):
+        start, stop = match.span()
+        if (start and data[start - 1 : start] not in ends) or (stop < len(data) and data[stop : stop + 1] not in ends):
+            return False
+        inside += stop - start - len(match.group().replace(b'"', b""))
+    return inside == data.count(b'"')
 
 
 def looks_binary(text):
@@ -175,8 +208,9 @@ class CsvSource:
         self.limits = limits
         self.notes = []
         self.encoding = detect_encoding(head)
+        quote, blank = b'"' in head, blank_line(b"\n" + head)
         if self.encoding != "utf-16" and len(head) == SAMPLE_BYTES:
-            utf8, nul = scan_bytes(f)
+            utf8, nul, quote, blank = scan_bytes(f)
             if nul:
                 raise DataError(BINARY)
             if self.encoding == "utf-8" and not utf8:
@@ -186,6 +220,13 @@ class CsvSource:
         if looks_binary(sample):
             raise DataError(BINARY)
         self.delimiter = sniff_delimiter(sample)
+        # pyarrow parses a large UTF-8 file whose quoting every parser reads alike and that has no blank line
+        # (pyarrow reads one as a row of empty cells); the csv module reads the others, and small files as fast.
+        self.fast = self.encoding in ("utf-8", "utf-8-sig") and len(head) >= ARROW_MIN_BYTES and not blank
+        if self.fast and quote:
+            f.seek(0)
+            self.fast = plain_quoting(f.read(), self.delimiter)
+            f.seek(0)
         self.n_rows = 0
         with self._reader() as (reader, _):
             try:
@@ -195,20 +236,79 @@ class CsvSource:
         if header is None:
             raise DataError("The file has no header row.")
         self.names = clean_header(header, limits)
+        self._header = header
 
     def _reader(self):
         return _TextReader(self.f, self.encoding, self.delimiter)
 
     def chunks(self):
-        """Yield lists of ``("raw", cells)`` columns, ``chunk_rows`` rows at a time.
+        """Yield lists of ``("arrow", cells)`` or ``("raw", cells)`` columns, ``chunk_rows`` rows at a time.
 
         Raises
         ------
         DataError
             Ragged rows, overlong cells, too many rows, malformed CSV, or no data rows.
         """
+        self.n_rows = 0
+        done = 0
+        if self.fast:
+            done = yield from self._arrow_chunks()
+        if done is not None:
+            yield from self._python_chunks(done)
+        if self.n_rows == 0:
+            raise DataError("The file has a header row but no data rows.")
+
+    def _arrow_chunks(self):
+        """Yield chunks parsed by pyarrow; return None at the end, or the rows yielded when pyarrow gave up."""
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        step = chunk_rows(len(self.names))
+        self.f.seek(0)
+        try:
+            reader = pacsv.open_csv(
+                self.f,
+                read_options=pacsv.ReadOptions(block_size=1 << 22),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=self.delimiter, newlines_in_values=True, ignore_empty_lines=False
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={name: pa.string() for name in self._header},
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                    null_values=[],
+                ),
+            )
+            if reader.schema.names != self._header:  # blank lines before the header, say
+                return 0
+            pending = None
+            for batch in reader:
+                part = pa.Table.from_batches([batch])
+                pending = part if pending is None else pa.concat_tables([pending, part])
+                while pending.num_rows >= step:
+                    yield self._arrow_columns(pending.slice(0, step))
+                    pending = pending.slice(step)
+            if pending is not None and pending.num_rows:
+                yield self._arrow_columns(pending)
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            return self.n_rows
+        return None
+
+    def _arrow_columns(self, table):
+        import pyarrow.compute as pc
+
+        self._count(table.num_rows)
+        columns = [table.column(j).combine_chunks() for j in range(table.num_columns)]
+        for j, cells in enumerate(columns):
+            longest = pc.max(pc.utf8_length(cells)).as_py() or 0
+            if longest > self.limits.max_cell_chars:
+                raise self._overlong(j)
+        return [("arrow", cells) for cells in columns]
+
+    def _python_chunks(self, skip):
+        """Yield chunks read by the csv module, after the first ``skip`` data rows."""
         width, step = len(self.names), chunk_rows(len(self.names))
-        self.n_rows, blank = 0, 0
+        blank = 0
         with self._reader() as (reader, line_number):
             _first_row(reader)
             rows = []
@@ -222,6 +322,9 @@ class CsvSource:
                             f"Line {line_number()} has {len(row)} field{'s' if len(row) != 1 else ''} but the header "
                             f"has {width}; every row needs one value per column."
                         )
+                    if skip:
+                        skip -= 1
+                        continue
                     rows.append(row)
                     if len(rows) == step:
                         yield self._columns(rows)
@@ -230,24 +333,28 @@ class CsvSource:
                     yield self._columns(rows)
             except csv.Error as e:
                 raise DataError(f"The file is not valid CSV near line {line_number()}: {csv_words(e)}.") from None
-        if self.n_rows == 0:
-            raise DataError("The file has a header row but no data rows.")
         note = f"{blank:,} blank lines were skipped."
         if blank and note not in self.notes:
             self.notes.append(note)
 
     def _columns(self, rows):
-        self.n_rows += len(rows)
-        if self.n_rows > self.limits.max_rows:
-            raise DataError(f"The file has more than {self.limits.max_rows:,} rows, the most we accept.")
+        self._count(len(rows))
         columns = list(zip(*rows))
         for j, cells in enumerate(columns):
             if max(map(len, cells)) > self.limits.max_cell_chars:
-                raise DataError(
-                    f"A cell of column {self.names[j]!r} holds more than {self.limits.max_cell_chars:,} "
-                    "characters; is this really a table?"
-                )
+                raise self._overlong(j)
         return [("raw", cells) for cells in columns]
+
+    def _count(self, rows):
+        self.n_rows += rows
+        if self.n_rows > self.limits.max_rows:
+            raise DataError(f"The file has more than {self.limits.max_rows:,} rows, the most we accept.")
+
+    def _overlong(self, j):
+        return DataError(
+            f"A cell of column {self.names[j]!r} holds more than {self.limits.max_cell_chars:,} "
+            "characters; is this really a table?"
+        )
 
 
 def _first_row(reader):

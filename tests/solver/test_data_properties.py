@@ -88,10 +88,10 @@ def test_predicting_from_raw_rows_equals_predicting_from_the_binary_matrix(data,
     )
     for model in (tree, rules):
         on_matrix = model.predict(problem.X)
-        assert np.array_equal(model.predict_raw(table.columns), on_matrix)
+        assert np.array_equal(model.predict(table.columns), on_matrix)
         # Through JSON and a fresh read of the same file, as `python -m solver predict` does.
         again = type(model).from_dict(model.to_dict())
-        assert np.array_equal(again.predict_raw(read_table(data).columns), on_matrix)
+        assert np.array_equal(again.predict(read_table(data).columns), on_matrix)
 
 
 @settings(max_examples=60, deadline=None)

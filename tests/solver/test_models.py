@@ -39,7 +39,7 @@ def test_it_predicts_from_raw_rows_like_from_binary_rows():
     }
     X = P.evaluate_all(FEATURES, table)
     assert X.tolist() == [[1, 1, 1], [0, 0, 0], [1, 0, 1], [0, 0, 0]]
-    assert tree.predict_raw(table).tolist() == tree.predict(X).tolist()
+    assert tree.predict(table).tolist() == tree.predict(X).tolist()
 
 
 def test_it_counts_leaves_and_depth():

@@ -39,7 +39,7 @@ def test_it_downloads_predictions_with_formulas_neutralized(alice_client, alice)
     model = model_from_dict(run.result["model"])
     from solver.data import read_table
 
-    expected = [model.classes[i] for i in model.predict_raw(read_table(NEW).columns)]
+    expected = [model.classes[i] for i in model.predict(read_table(NEW).columns)]
     assert [row[2].lstrip("'") for row in rows[1:]] == expected
 
 

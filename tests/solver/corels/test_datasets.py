@@ -10,6 +10,7 @@ from solver import Limits, solve
 from solver.corels import kernels as K
 from solver.corels.objective import rule_list_errors
 from solver.data import Roles, make_problem, read_file
+from solver.predicates import evaluate_all
 from solver.problem import Problem
 from solver.testing import assert_bound_trace_valid
 from tests.solver.corels.test_exhaustive import POLICIES, SWITCHES, run_search
@@ -115,7 +116,7 @@ def test_mined_antecedents_agree_across_policies():
     model = results[0].model
     assert any(model.features[j]["kind"] in ("and", "not") for j in model.antecedents)  # mined predicates
     table = read_file(shared_dataset("compas-osdt-binary.csv"))
-    raw = model.predict_raw(table.columns)  # the predicates, evaluated on the raw rows
+    raw = model.predict(table.columns)  # the predicates, evaluated on the raw rows
     assert np.mean(raw == problem.y) == pytest.approx(results[0].metrics["accuracy"], abs=1e-12)
 
 
@@ -134,7 +135,7 @@ def test_a_time_limited_run_returns_a_valid_rule_list_and_bound():
     assert result.lower_bound <= result.objective
     assert_bound_trace_valid(result.trace, result.status)
     table = read_file(shared_dataset("tic-tac-toe.csv"))
-    X = result.model.binarize(table.columns)
+    X = evaluate_all(result.model.features, table.columns)
     y = problem.y
     errors, labels, default, counts = rule_list_errors(X, y, result.model.antecedents)
     assert result.objective == pytest.approx(errors / len(y) + 0.01 * result.model.length, abs=1e-12)

@@ -70,7 +70,7 @@ def our_errors(X, y, depth, time_limit=600):
     result = solve(problem, "streed", {"max_depth": depth, "threshold_search": "ordered"}, Limits(time_limit))
     assert result.status == "optimal"
     errors = int(round(result.objective * problem.n_samples))
-    assert int((result.model.predict_raw(columns) != problem.y).sum()) == errors
+    assert int((result.model.predict(columns) != problem.y).sum()) == errors
     return errors
 
 
