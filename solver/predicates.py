@@ -204,9 +204,11 @@ def evaluate(p, table, _cache=None):
 
 def _text_codes(values):
     """Return ``(codes, texts)``: each row's index into the distinct values' texts (missing = "")."""
-    index = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64, count=len(values))
-    return codes, [as_text(v) for v in index]
+    from solver.data.table import text_codes  # solver.data imports this module
+
+    codes, uniques = text_codes(np.asarray(values, dtype=object))
+    codes[codes < 0] = len(uniques)
+    return codes, [as_text(v) for v in uniques] + [""]
 
 
 def _text_truth(p, texts):

@@ -31,7 +31,7 @@ from solver import predicates
 from solver.data.encode import column_features
 from solver.data.ordered import from_table
 from solver.data.roles import Roles
-from solver.data.table import DataError, factorize, missing_mask
+from solver.data.table import DataError, factorize, missing_mask, text_codes
 from solver.problem import Problem
 
 __all__ = ["Method", "Roles", "binarization_report", "label_classes", "make_problem", "parse_method"]
@@ -100,7 +100,8 @@ def _texts(values):
     if values.dtype.kind in "fiub" and len(values):
         uniq, inverse = np.unique(values, return_inverse=True)
         return np.array([predicates.as_text(v) for v in uniq.tolist()], dtype=object)[inverse.reshape(-1)]
-    return np.array([predicates.as_text(v) for v in values.tolist()], dtype=object)
+    codes, uniques = text_codes(values.astype(object))
+    return np.array([predicates.as_text(v) for v in uniques] + [""], dtype=object)[codes]
 
 
 def _class_sort_key(c):
@@ -253,14 +254,24 @@ def row_groups(columns, n):
     Returns
     -------
     group : array of int64, shape (n,)
+        Groups numbered in the lexicographic order of the rows' codes.
     """
-    group = np.zeros(n, dtype=np.int64)
+    # The codes are combined as digits of one number, renumbered (one sort) only when it would overflow.
+    group, size = np.zeros(n, dtype=np.int64), 1
     for codes in columns:
         codes = np.asarray(codes, dtype=np.int64)
-        width = int(codes.max()) - int(codes.min()) + 1 if n else 1
-        _, group = np.unique(group * width + (codes - codes.min()), return_inverse=True)
-        group = np.asarray(group, dtype=np.int64).reshape(-1)
-    return group
+        low = int(codes.min()) if n else 0
+        width = int(codes.max()) - low + 1 if n else 1
+        if size * width >= 1 << 62:
+            group, size = _renumber(group)
+        group = group * width + (codes - low)
+        size *= width
+    return _renumber(group)[0]
+
+
+def _renumber(group):
+    uniques, inverse = np.unique(group, return_inverse=True)
+    return np.asarray(inverse, dtype=np.int64).reshape(-1), max(len(uniques), 1)
 
 
 def best_accuracy(group, y, weights, n_classes):
@@ -276,8 +287,8 @@ def best_accuracy(group, y, weights, n_classes):
     weights : array of float64, shape (n,)
     n_classes : int
     """
-    mass = np.zeros((int(group.max()) + 1 if len(group) else 0, n_classes))
-    np.add.at(mass, (group, y), weights)
+    groups = int(group.max()) + 1 if len(group) else 0
+    mass = np.bincount(group * n_classes + y, weights=weights, minlength=groups * n_classes).reshape(groups, n_classes)
     return float(mass.max(axis=1).sum() / weights.sum())
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from solver import predicates
 from solver.data import thresholds
-from solver.data.table import DataError, missing_mask
+from solver.data.table import DataError, missing_mask, text_codes
 
 
 def numeric_cuts(name, values, method):
@@ -81,7 +81,8 @@ def _numeric_features(name, present, values, method):
 
 
 def _text_features(name, present, method, roles):
-    counts = Counter(present.tolist())
+    codes, uniques = text_codes(present)
+    counts = Counter(dict(zip(uniques, np.bincount(codes, minlength=len(uniques)).tolist())))
     if not counts:
         return [], [f"Column {name!r} has no values; it is left out."]
     if len(counts) == 1:

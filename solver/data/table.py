@@ -104,7 +104,32 @@ def missing_mask(values):
         return np.isnan(values)
     if values.dtype.kind in "iub":
         return np.zeros(len(values), dtype=bool)
-    return np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    return np.equal(values, None)
+
+
+def text_codes(values):
+    """Return ``(codes, uniques)`` of an object array of str (None = missing), factorized by pyarrow.
+
+    Returns
+    -------
+    codes : array of int64, shape (n,)
+        Index of each value into ``uniques``; -1 where missing.
+    uniques : list
+        The distinct values in order of first appearance.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        encoded = pc.dictionary_encode(pa.array(values, type=pa.string()))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all str: a table built in Python
+        index = {}
+        codes = np.fromiter(
+            (-1 if v is None else index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values)
+        )
+        return codes, list(index)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, encoded.dictionary.to_pylist()
 
 
 def factorize(values):
@@ -125,10 +150,7 @@ def factorize(values):
         codes = np.full(len(values), -1, dtype=np.int64)
         codes[present] = inverse
         return codes, uniques
-    index = {}
-    codes = np.fromiter(
-        (-1 if v is None else index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values)
-    )
-    uniques = np.empty(len(index), dtype=object)
-    uniques[:] = list(index)
+    codes, distinct = text_codes(values)
+    uniques = np.empty(len(distinct), dtype=object)
+    uniques[:] = distinct
     return codes, uniques

@@ -81,7 +81,9 @@ def test_it_scores_a_model_from_its_splits(wide):
     train, peak = traced_peak(lambda: metrics.evaluate(tree, problem))
     assert peak < 50 * MB
     narrow, _ = tree.narrowed()
-    test, peak = traced_peak(lambda: metrics.evaluate(narrow, problem_like(problem, table, Roles(label="y"), narrow.features)))
+    test, peak = traced_peak(
+        lambda: metrics.evaluate(narrow, problem_like(problem, table, Roles(label="y"), narrow.features))
+    )
     assert peak < 50 * MB
     assert test["confusion_matrix"] == train["confusion_matrix"]
     assert train["n_samples"] == N
