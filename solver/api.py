@@ -15,10 +15,10 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from solver import driver, roles, feature_summary, metrics, registry, regularization
+from solver import driver, feature_summary, memory, metrics, registry, regularization, roles
 from solver.driver import Limits
 from solver.models import Tree, model_from_dict
-from solver.problem import Problem
+from solver.problem import Problem, ProblemError
 from solver.registry import ParameterError
 
 __all__ = ["Limits", "ParameterError", "Problem", "ProblemError", "Result", "solve", "STATUSES"]
@@ -26,10 +26,6 @@ __all__ = ["Limits", "ParameterError", "Problem", "ProblemError", "Result", "sol
 RESULT_SCHEMA = "corelsweb.result"
 RESULT_SCHEMA_VERSION = 1
 STATUSES = driver.FINAL_STATUSES
-
-
-class ProblemError(ValueError):
-    """The data does not fit the algorithm; the message is one plain sentence."""
 
 
 @dataclass(eq=False)
@@ -220,26 +216,41 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     limits = limits or Limits()
     compile_seconds = warm(algorithm)
     module = importlib.import_module(spec.search_module)
-    search = module.make_search(problem, config)
-    report = on_progress
-    if on_incumbent is not None:
-        report = _IncumbentReporter(
-            on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search, "running", {}, {})
+    memory.reset_peak()
+    baseline = memory.current_rss()
+    with memory.hard_limit(limits.memory_limit):
+        search = _set_up(module, problem, config, limits)
+        report = on_progress
+        if on_incumbent is not None:
+            report = _IncumbentReporter(
+                on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search, "running", {}, {})
+            )
+        started = time.perf_counter()
+        outcome = driver.run(search, limits, report, baseline=baseline)
+        if hasattr(search, "stop"):
+            search.stop(_post_deadline(limits, outcome.status, started))
+        stats = dict(
+            solve_seconds=outcome.solve_seconds,
+            compile_seconds=compile_seconds,
+            peak_memory_bytes=outcome.peak_memory_bytes,
+            steps=outcome.steps,
         )
-    started = time.perf_counter()
-    outcome = driver.run(search, limits, report)
-    if hasattr(search, "stop"):
-        search.stop(_post_deadline(limits, outcome.status, started))
-    stats = dict(
-        solve_seconds=outcome.solve_seconds,
-        compile_seconds=compile_seconds,
-        peak_memory_bytes=outcome.peak_memory_bytes,
-        steps=outcome.steps,
-    )
-    result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+        result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
     if hasattr(search, "live"):
         result.live = search.live()
     return result
+
+
+def _set_up(module, problem, config, limits):
+    """Return the search of ``module`` for ``problem``; a set-up past the memory limit is the data's fault."""
+    try:
+        return module.make_search(problem, config)
+    except MemoryError:
+        mb = f"{limits.memory_limit / 2**20:,.0f} MB" if limits.memory_limit else "the memory this machine has free"
+        raise ProblemError(
+            f"Setting up this search needs more memory than {mb}: raise the memory limit, or make the problem "
+            "smaller (fewer thresholds with the quantile binarization, a smaller depth or a larger λ)."
+        ) from None
 
 
 POST_SEARCH_SECONDS = 0.5  # what a stopped search may spend on its model and report past its time limit

@@ -43,7 +43,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from solver.memory import current_rss
+from solver.memory import current_rss, peak_since_reset, reset_peak
 
 FINAL_STATUSES = ("optimal", "heuristic", "time_limit", "node_limit", "memory_limit", "cancelled")
 
@@ -60,7 +60,9 @@ class Limits:
     """Resource limits of one run; ``None`` means unlimited.
 
     ``memory_limit`` is in bytes, counted as the growth of the process's
-    resident memory since the search began (and the search's own arrays).
+    resident memory since the search began (and the search's own arrays);
+    ``solver.api.solve`` has the operating system enforce it too
+    (``solver.memory.hard_limit``).
     """
 
     time_limit: float | None = None
@@ -134,7 +136,7 @@ class Outcome:
     steps: int
 
 
-def run(search, limits=None, on_progress=None, clock=time.perf_counter):
+def run(search, limits=None, on_progress=None, clock=time.perf_counter, baseline=None):
     """Drive ``search`` until it finishes or a limit or cancellation stops it.
 
     Parameters
@@ -145,14 +147,20 @@ def run(search, limits=None, on_progress=None, clock=time.perf_counter):
     on_progress : callable, optional
         Called with a dict (``elapsed``, bounds, ``nodes``, extras) at most
         every ``PROGRESS_INTERVAL_SECONDS``; returning ``False`` cancels.
+    baseline : int, optional
+        Resident bytes that memory is counted from (the caller's, taken with ``solver.memory.reset_peak``
+        before the search was set up); now, when not given.
 
     Returns
     -------
     Outcome
+        ``peak_memory_bytes``: the peak resident growth over ``baseline``, between steps and within them.
     """
     limits = limits or Limits()
     trace = Trace()
-    baseline = current_rss()
+    if baseline is None:
+        reset_peak()
+        baseline = current_rss()
     start = clock()
     peak = 0
     budget = getattr(search, "initial_budget", 256)
@@ -164,7 +172,7 @@ def run(search, limits=None, on_progress=None, clock=time.perf_counter):
         t0 = clock()
         try:
             done = search.step(budget)
-        except MemoryError:
+        except MemoryError:  # the operating system refused an allocation past the hard limit
             done, status = False, "memory_limit"
         steps += 1
         now = clock()
@@ -182,6 +190,7 @@ def run(search, limits=None, on_progress=None, clock=time.perf_counter):
                 status = "cancelled"
                 trace.record(clock() - start, search, memory, force=True)
         budget = _next_budget(budget, now - t0)
+    peak = max(peak, peak_since_reset() - baseline)
     return Outcome(status, trace, clock() - start, peak, steps)
 
 

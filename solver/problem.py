@@ -20,6 +20,39 @@ if TYPE_CHECKING:
     from solver.data.ordered import OrderedColumns
 
 
+class ProblemError(ValueError):
+    """The data does not fit the algorithm; the message is one plain sentence."""
+
+
+class MatrixTooLarge(ProblemError):
+    """A search needs a 0/1 matrix larger than the memory it may use; the message says what to change."""
+
+
+def check_matrix_fits(ordered, features):
+    """Raise ``MatrixTooLarge`` when the 0/1 matrix of ``ordered`` would not fit in what may be allocated.
+
+    The message names the columns with the most thresholds and the ways out.
+    """
+    from solver import memory
+
+    cells = ordered.cells()
+    allowance = memory.allowance()
+    if allowance is None or cells <= allowance:
+        return
+    by_column = {}
+    for start, size in zip(ordered.offset.tolist(), ordered.size.tolist()):
+        column = (features[start] or {}).get("column", "?")
+        by_column[column] = by_column.get(column, 0) + size
+    widest = sorted(by_column.items(), key=lambda kv: -kv[1])[:3]
+    named = ", ".join(f"{c!r} ({n:,})" for c, n in widest)
+    raise MatrixTooLarge(
+        f"This search reads one 0/1 column per threshold: {ordered.n_samples:,} rows × {ordered.n_features:,} "
+        f"thresholds is {cells / 2**30:,.1f} GB, more than the {allowance / 2**30:,.1f} GB this run may still use. "
+        f"The columns with the most thresholds are {named}: choose the quantile binarization (e.g. quantile:16), "
+        "leave such columns out, or choose an algorithm that searches numeric thresholds in order (STreeD, GOSDT)."
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class Problem:
     """A binarized learning problem.
@@ -116,7 +149,9 @@ class Problem:
     def __getattr__(self, name):
         # Only reached for a missing attribute: the binary matrix of a problem made from ordered columns.
         if name == "X" and "ordered" in self.__dict__ and self.__dict__["ordered"] is not None:
-            X = self.__dict__["ordered"].binary()
+            ordered = self.__dict__["ordered"]
+            check_matrix_fits(ordered, self.__dict__["features"])
+            X = ordered.binary()
             object.__setattr__(self, "X", X)
             return X
         raise AttributeError(name)

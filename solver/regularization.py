@@ -167,7 +167,7 @@ def _best_survival_split_gain(problem, params):
     smallest = int(params.get("min_samples_leaf") or 1)
     best = None
     for j in range(min(problem.n_features, MAX_SURVIVAL_SPLITS)):
-        side = problem.X[:, j].astype(np.int64)
+        side = problem.column(j).astype(np.int64)
         ones = int(side.sum())
         if ones < smallest or problem.n_samples - ones < smallest:
             continue
