@@ -215,7 +215,13 @@ CORELSWEB_PREVIEW_MAX_CELLS = envint("CORELSWEB_PREVIEW_MAX_CELLS", 2_000_000)
 # Runs
 CORELSWEB_DEFAULT_TIME_LIMIT = envint("CORELSWEB_DEFAULT_TIME_LIMIT", 120)
 CORELSWEB_MAX_TIME_LIMIT = envint("CORELSWEB_MAX_TIME_LIMIT", 3600)
-CORELSWEB_DEFAULT_MEMORY_LIMIT_MB = envint("CORELSWEB_DEFAULT_MEMORY_LIMIT_MB", 4096)
+# The most memory one run may ask for: by default three quarters of this host's memory (a worker host's
+# setting; the solve is held to its run's limit by the operating system).
+_HOST_MB = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**20 if hasattr(os, "sysconf") else 8192
+CORELSWEB_MAX_MEMORY_LIMIT_MB = envint("CORELSWEB_MAX_MEMORY_LIMIT_MB", _HOST_MB * 3 // 4)
+CORELSWEB_DEFAULT_MEMORY_LIMIT_MB = min(
+    envint("CORELSWEB_DEFAULT_MEMORY_LIMIT_MB", 4096), CORELSWEB_MAX_MEMORY_LIMIT_MB
+)
 CORELSWEB_PROGRESS_WRITE_SECONDS = float(os.environ.get("CORELSWEB_PROGRESS_WRITE_SECONDS", "0.5"))
 
 # Celery (read by corelsweb/celery.py with the CELERY_ namespace)

@@ -142,7 +142,15 @@ class RunForm(forms.Form):
         self.fields["time_limit"].max_value = settings.CORELSWEB_MAX_TIME_LIMIT
         self.fields["time_limit"].validators.append(MaxValueValidator(settings.CORELSWEB_MAX_TIME_LIMIT))
         self.fields["time_limit"].widget.attrs["max"] = settings.CORELSWEB_MAX_TIME_LIMIT
+        most = settings.CORELSWEB_MAX_MEMORY_LIMIT_MB
         self.fields["memory_limit_mb"].initial = settings.CORELSWEB_DEFAULT_MEMORY_LIMIT_MB
+        self.fields["memory_limit_mb"].validators.append(
+            MaxValueValidator(most, f"A run may use at most {most:,} MB on this service's workers.")
+        )
+        self.fields["memory_limit_mb"].widget.attrs["max"] = most
+        self.fields["memory_limit_mb"].help_text = (
+            f"The solver stops here and returns its best model with a proved lower bound (at most {most:,} MB)."
+        )
         for param in algorithm.params:
             self.fields[f"p_{param.name}"] = field_for(param)
 

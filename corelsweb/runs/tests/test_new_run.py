@@ -92,3 +92,12 @@ def test_the_form_estimates_difficulty_and_hard_runs_go_to_the_long_queue(alice_
     )
     assert r.status_code == 302
     assert Run.objects.get().queue == "long"
+
+
+# Check a memory limit above what the host allows is a form error, not a stored promise nobody keeps.
+def test_a_memory_limit_above_the_hosts_cap_is_a_form_error(alice_client, alice, settings):
+    settings.CORELSWEB_MAX_MEMORY_LIMIT_MB = 8000
+    r = alice_client.post(url(make_dataset(alice)), form_data(memory_limit_mb=10_000_000))
+    assert r.status_code == 400
+    assert "at most 8,000 MB" in r.content.decode()
+    assert not Run.objects.exists()
