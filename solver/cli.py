@@ -73,6 +73,14 @@ def build_parser():
         help="declared order of a categorical column (binarized as COL ≤ v)",
     )
     fit.add_argument("--max-categories", type=int, default=50, help="values of a text column with a feature each")
+    fit.add_argument(
+        "--levels",
+        action="append",
+        default=[],
+        metavar="COL=frequent|top",
+        help="values kept of a text column with more than --max-categories of them: those on at least 1%% of "
+        "the rows (frequent, the default) or the most frequent (top); the rest are grouped as 'other'",
+    )
     fit.add_argument("--holdout", type=float, help="fraction of rows held out for testing (stratified)")
     fit.add_argument("--test", help="CSV of test rows with the same columns")
     fit.add_argument("--seed", type=int, default=0, help="seed of the holdout split (default 0)")
@@ -125,6 +133,7 @@ def roles_from_args(args, table, algorithm, config):
         feature_cost=costs(args.feature_cost),
         ordered={c: [v.strip() for v in o.split("<")] for c, o in pairs(args.ordered, "--ordered").items()},
         max_categories=args.max_categories,
+        levels=pairs(args.levels, "--levels"),
         **chosen,
     )
     if features is None:

@@ -3,7 +3,7 @@ from django.conf import settings
 
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.datasets.uploads import size_words
-from solver.data.roles import MAX_CATEGORIES
+from solver.data.roles import MAX_CATEGORIES, MIN_LEVEL_SHARE
 from solver.roles import BY_NAME, ROLE_NAMES
 
 BINARIZATION_CHOICES = [
@@ -111,6 +111,14 @@ class RolesForm(forms.Form):
                 label=f"Cost of {name}",
                 widget=forms.NumberInput(attrs={"step": "any", "placeholder": "1"}),
             )
+            if many_levels(column, roles.get("max_categories") or MAX_CATEGORIES):
+                ignored = name in roles.get("ignore", ())
+                self.fields[f"levels_{i}"] = forms.ChoiceField(
+                    choices=level_choices(roles.get("max_categories") or MAX_CATEGORIES),
+                    initial="out" if ignored else roles.get("levels", {}).get(name, "frequent"),
+                    required=False,
+                    label=f"Values of {name} kept",
+                )
             if orderable(column):
                 order = roles.get("ordered", {}).get(name)
                 self.fields[f"order_{i}"] = forms.CharField(
@@ -122,11 +130,12 @@ class RolesForm(forms.Form):
                 )
 
     def column_rows(self):
-        """Return ``[(column, missing field, cost field, order field), ...]`` for the columns table."""
+        """Return ``[(column, missing, cost, order, levels field), ...]`` for the columns table."""
         rows = []
         for i, column in enumerate(self.dataset.columns):
             fields = [
-                self[f"{kind}_{i}"] if f"{kind}_{i}" in self.fields else None for kind in ("missing", "cost", "order")
+                self[f"{kind}_{i}"] if f"{kind}_{i}" in self.fields else None
+                for kind in ("missing", "cost", "order", "levels")
             ]
             rows.append((column, *fields))
         return rows
@@ -152,20 +161,47 @@ class RolesForm(forms.Form):
         roles = {name: data[name] for name in ROLE_FIELDS if data.get(name)}
         if data.get("positive_class"):
             roles["positive_class"] = data["positive_class"]
-        if data.get("ignore"):
-            roles["ignore"] = list(data["ignore"])
-        per_column = {"missing": {}, "feature_cost": {}, "ordered": {}}
+        per_column = {"missing": {}, "feature_cost": {}, "ordered": {}, "levels": {}}
+        ignore = list(data.get("ignore") or ())
         for i, name in enumerate(self.dataset.column_names):
+            levels = data.get(f"levels_{i}")
+            if levels == "top":
+                per_column["levels"][name] = "top"
+            # A changed choice here wins over the list of columns left out; an unchanged one follows it.
+            if f"levels_{i}" in self.changed_data:
+                if levels == "out" and name not in ignore:
+                    ignore.append(name)
+                elif levels != "out" and name in ignore:
+                    ignore.remove(name)
             if data.get(f"missing_{i}") == "drop":
                 per_column["missing"][name] = "drop"
             if data.get(f"cost_{i}") is not None:
                 per_column["feature_cost"][name] = data[f"cost_{i}"]
             if data.get(f"order_{i}"):
                 per_column["ordered"][name] = data[f"order_{i}"]
+        if ignore:
+            roles["ignore"] = ignore
         roles.update({k: v for k, v in per_column.items() if v})
         if data.get("max_categories") and data["max_categories"] != MAX_CATEGORIES:
             roles["max_categories"] = data["max_categories"]
         return roles
+
+
+def many_levels(column, max_categories):
+    """Return True for a text column with more values than get a feature each."""
+    return (
+        not column.get("numeric")
+        and column["type"] in ("categorical", "identifier")
+        and (column["distinct"] > max_categories or column.get("distinct_more"))
+    )
+
+
+def level_choices(max_categories):
+    return [
+        ("frequent", f"values on ≥ {MIN_LEVEL_SHARE:.0%} of rows, the rest as 'other'"),
+        ("top", f"its {max_categories} most frequent, the rest as 'other'"),
+        ("out", "leave the column out"),
+    ]
 
 
 def orderable(column):

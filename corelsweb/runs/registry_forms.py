@@ -148,7 +148,9 @@ class RunForm(forms.Form):
             MaxValueValidator(most, f"A run may use at most {most:,} MB on this service's workers.")
         )
         self.fields["memory_limit_mb"].widget.attrs["max"] = most
-        self.fields["memory_limit_mb"].help_text = (
+        self.fields[
+            "memory_limit_mb"
+        ].help_text = (
             f"The solver stops here and returns its best model with a proved lower bound (at most {most:,} MB)."
         )
         for param in algorithm.params:

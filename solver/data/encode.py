@@ -93,17 +93,13 @@ def _text_features(name, present, method, roles):
         return _ordinal_features(name, counts, roles.ordered[name]), []
     if len(counts) == 2:
         return [predicates.equals(name, sorted(counts)[1])], []
-    kept = [v for v, _ in sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))[: roles.max_categories]]
+    kept, note = roles.kept_levels(name, counts, len(present))
+    if not kept:
+        return [], [note]
     out = [predicates.equals(name, v) for v in sorted(kept)]
-    notes = []
     if len(kept) < len(counts):
-        rare = len(counts) - len(kept)
         out.append(predicates.other(name, kept))
-        notes.append(
-            f"Column {name!r} has {len(counts):,} distinct values; the {rare:,} rarest "
-            f"(rows: {sum(counts.values()) - sum(counts[v] for v in kept):,}) are grouped as 'other'."
-        )
-    return out, notes
+    return out, [note] if note else []
 
 
 def _ordinal_features(name, counts, order):

@@ -171,13 +171,15 @@ def _column_preview(entry, roles, method):
     if kind == "binary":
         level = sorted(counts)[1]
         return [_item(predicates.equals(name, level), counts[level])], 1, None
-    ranked = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
-    kept = ranked[: roles.max_categories]
-    items = [_item(predicates.equals(name, v), c) for v, c in sorted(kept)]
-    rare_rows = entry.get("other_rows", 0) + sum(c for _, c in ranked[roles.max_categories :])
+    present = sum(counts.values()) + entry.get("other_rows", 0)
+    distinct = max(entry["distinct"], len(counts)) + (1 if entry.get("distinct_more", False) else 0)
+    kept, note = roles.kept_levels(name, counts, present, distinct)
+    if not kept:
+        return [], 0, note
+    items = [_item(predicates.equals(name, v), counts[v]) for v in sorted(kept)]
     if len(kept) < entry["distinct"] or entry.get("distinct_more", False):
-        items.append(_item(predicates.other(name, [v for v, _ in kept]), rare_rows))
-    return items, len(items), entry.get("note")
+        items.append(_item(predicates.other(name, kept), present - sum(counts[v] for v in kept)))
+    return items, len(items), note or entry.get("note")
 
 
 def _numeric_preview(entry, method):

@@ -20,11 +20,13 @@ Column types
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from solver.data import thresholds
+from solver.data.roles import Roles
 from solver.data.columns import COUNTS_STORE, HIST_STORE, QUANTILE_KS, ColumnSummary
 from solver.data.source import open_source
 from solver.data.table import ReadLimits
@@ -230,9 +232,27 @@ def column_note(entry, max_categories=MAX_CATEGORIES):
             "it is left out of the features unless you include it."
         )
     if kind == "categorical" and (entry["distinct"] > max_categories or entry["distinct_more"]):
-        more = "more than " if entry["distinct_more"] else ""
+        counts = entry.get("counts", {})
+        present = sum(counts.values()) + entry.get("other_rows", 0)
+        distinct = entry["distinct"] + (1 if entry["distinct_more"] else 0)
+        return Roles(max_categories=max_categories).kept_levels(name, counts, present, distinct)[1]
+    if kind == "numeric" and entry.get("integer") and entry["distinct"] >= CODE_MIN_DISTINCT and looks_like_code(name):
         return (
-            f"Column {name!r} has {more}{entry['distinct']:,} distinct values; its {max_categories} most "
-            "frequent are kept and the rest are grouped as 'other'."
+            f"Column {name!r} holds {entry['distinct']:,}{'+' if entry['distinct_more'] else ''} different whole "
+            "numbers and its name suggests a code (an identifier, an account or institution number): if so, their "
+            "order means nothing and thresholds on them do not either; leave it out, or keep it knowing that."
         )
     return None
+
+
+CODE_MIN_DISTINCT = 100
+CODE_WORDS = frozenset(
+    "id ids code codes number num nr no zip zipcode postcode postal phone account acct ssn flight tail icd fips".split()
+)
+
+
+def looks_like_code(name):
+    """Return True when a column name says it holds codes: a word such as id, code, number or zip."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
+    words = re.split(r"[^A-Za-z]+", spaced.lower())
+    return any(w in CODE_WORDS for w in words)

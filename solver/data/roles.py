@@ -10,6 +10,10 @@ from solver.roles import ROLE_NAMES
 
 MISSING_POLICIES = ("feature", "drop")
 MAX_CATEGORIES = 50
+# A text column with more than ``max_categories`` values keeps, by default, only the values on at least this
+# share of its rows ("frequent"), at most ``max_categories``; "top" keeps its ``max_categories`` most frequent.
+LEVEL_POLICIES = ("frequent", "top")
+MIN_LEVEL_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,10 @@ class Roles:
     max_categories : int
         Most values of a categorical column that get a feature each; the
         rarer ones are grouped as "other".
+    levels : dict of str to str
+        How a text column with more than ``max_categories`` values is kept
+        (``kept_levels``): ``frequent`` (the default: the values on at least
+        ``MIN_LEVEL_SHARE`` of its rows) or ``top`` (its most frequent).
     """
 
     label: str | None = None
@@ -57,6 +65,7 @@ class Roles:
     feature_cost: dict = field(default_factory=dict)
     ordered: dict = field(default_factory=dict)
     max_categories: int = MAX_CATEGORIES
+    levels: dict = field(default_factory=dict)
 
     def role_columns(self):
         """Return the columns that play a role other than feature."""
@@ -73,9 +82,41 @@ class Roles:
         """Return the missing-value policy of a feature column."""
         return self.missing.get(column, "feature")
 
+    def kept_levels(self, column, counts, present, distinct=None):
+        """Return ``(kept, note)``: the values of a text column that get a feature each, and a sentence or None.
+
+        Parameters
+        ----------
+        counts : dict of str to int
+            Rows per value: every value, or at least the ``max_categories`` most frequent.
+        present : int
+            Rows with a value.
+        distinct : int, optional
+            Number of distinct values, when ``counts`` lists only some.
+        """
+        ranked = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
+        distinct = len(ranked) if distinct is None else distinct
+        k = int(self.max_categories)
+        if distinct <= k:
+            return [v for v, _ in ranked], None
+        if self.levels.get(column, "frequent") == "top":
+            kept = [v for v, _ in ranked[:k]]
+            rule = f"its {k} most frequent values are kept"
+        else:
+            least = MIN_LEVEL_SHARE * present
+            kept = [v for v, c in ranked[:k] if c >= least]
+            rule = f"the {len(kept):,} on at least {MIN_LEVEL_SHARE:.0%} of its rows are kept"
+            if not kept:
+                return [], (
+                    f"Column {column!r} has {distinct:,} distinct values and none is on {MIN_LEVEL_SHARE:.0%} "
+                    f"of its rows, so it is left out; keep its {k} most frequent values on the dataset page to use it."
+                )
+        return kept, f"Column {column!r} has many distinct values: {rule} and the rest are grouped as 'other'."
+
     def check(self, names):
         """Raise ``DataError`` unless every named column exists and every choice is valid."""
         named = self.role_columns() + list(self.features or ()) + list(self.missing) + list(self.feature_cost)
+        named += list(self.levels)
         for name in named + list(self.ordered):
             if name not in names:
                 raise DataError(f"The data has no column named {name!r}.")
@@ -96,6 +137,9 @@ class Roles:
                 raise DataError(f"The declared order of {column!r} needs at least two different values.")
         if int(self.max_categories) < 1:
             raise DataError("The most categories per column must be at least 1.")
+        for column, policy in self.levels.items():
+            if policy not in LEVEL_POLICIES:
+                raise DataError(f"The values kept of {column!r} must be 'frequent' or 'top', not {policy!r}.")
 
     def to_dict(self):
         """Return a JSON-able dict; ``Roles.from_dict`` inverts it."""
@@ -112,7 +156,7 @@ class Roles:
         if d.get("features") is not None:
             d["features"] = tuple(d["features"])
         d["ignore"] = tuple(d.get("ignore") or ())
-        for name in ("missing", "feature_cost", "ordered"):
+        for name in ("missing", "feature_cost", "ordered", "levels"):
             d[name] = dict(d.get(name) or {})
         d["feature_cost"] = {k: _cost(k, v) for k, v in d["feature_cost"].items()}
         d["ordered"] = {k: [str(v) for v in vs] for k, vs in d["ordered"].items()}

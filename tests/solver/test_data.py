@@ -315,3 +315,22 @@ def test_every_survival_shared_dataset_loads(name, rows, features):
     table = read_file(shared_dataset(name))
     p = make_problem(table, Roles(time="time", event="event"), "none")
     assert p.X.shape == (rows, features) and p.event.dtype == bool and (p.time >= 0).all()
+
+
+# Check a text column with more values than max_categories keeps those on ≥ 1 % of the rows, its most
+# frequent ones on request, and none (left out, said so) when no value is that frequent.
+def test_many_valued_text_keeps_its_frequent_values():
+    from solver.data import Roles, Table, make_problem
+
+    n = 1000
+    city = np.array([f"c{i % 3}" if i % 4 else f"rare{i}" for i in range(n)], dtype=object)
+    tail = np.array([f"t{i % 500}" for i in range(n)], dtype=object)
+    table = Table({"city": city, "tail": tail, "y": np.array(["a", "b"] * (n // 2), dtype=object)})
+    problem = make_problem(table, Roles(label="y"))
+    columns = [(f["column"], f["kind"]) for f in problem.features]
+    assert columns == [("city", "equals")] * 3 + [("city", "other")]
+    assert any("'tail' has 500 distinct values and none is on 1% of its rows" in note for note in problem.notes)
+    top = make_problem(table, Roles(label="y", levels={"tail": "top"}, max_categories=10))
+    assert sum(f["column"] == "tail" and f["kind"] == "equals" for f in top.features) == 10
+    with pytest.raises(DataError, match="'frequent' or 'top'"):
+        make_problem(table, Roles(label="y", levels={"tail": "some"}))

@@ -5,7 +5,7 @@ from solver.predicates import format_number
 
 register = template.Library()
 
-COLUMN_FIELD_PREFIXES = ("missing_", "cost_", "order_")
+COLUMN_FIELD_PREFIXES = ("missing_", "cost_", "order_", "levels_")
 
 
 @register.filter
