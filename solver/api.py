@@ -53,8 +53,10 @@ class Result:
         Columns ``elapsed``, ``lower_bound``, ``upper_bound``, ``nodes``,
         ``memory`` and solver-specific extras, all of one length.
     stats : dict
-        ``solve_seconds`` (without compilation and I/O), ``compile_seconds``,
-        ``peak_memory_bytes``, ``nodes`` and solver-specific counters.
+        ``solve_seconds`` (the search, without compilation and I/O), ``compile_seconds``, ``setup_seconds``
+        (the search's set-up), ``report_seconds`` (the model, its training metrics and the problem's summary
+        after the search), ``peak_memory_bytes``, ``nodes`` and solver-specific counters; ``solver.pipeline``
+        adds ``prepare_seconds`` (split and binarize) and ``evaluate_seconds`` (test vectors, test rows).
     problem : dict
         ``Problem.summary()`` of the training data, and ``searched``: the
         binary features the search picked from, per raw column
@@ -219,7 +221,9 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     memory.reset_peak()
     baseline = memory.current_rss()
     with memory.hard_limit(limits.memory_limit):
+        set_up = time.perf_counter()
         search = _set_up(module, problem, config, limits)
+        set_up = time.perf_counter() - set_up
         report = on_progress
         if on_incumbent is not None:
             report = _IncumbentReporter(
@@ -227,15 +231,18 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
             )
         started = time.perf_counter()
         outcome = driver.run(search, limits, report, baseline=baseline)
+        reported = time.perf_counter()
         if hasattr(search, "stop"):
             search.stop(_post_deadline(limits, outcome.status, started))
         stats = dict(
             solve_seconds=outcome.solve_seconds,
             compile_seconds=compile_seconds,
+            setup_seconds=set_up,
             peak_memory_bytes=outcome.peak_memory_bytes,
             steps=outcome.steps,
         )
         result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
+        result.stats["report_seconds"] = time.perf_counter() - reported
     if hasattr(search, "live"):
         result.live = search.live()
     return result

@@ -94,15 +94,18 @@ class Prepared:
     test: object
     description: str
     warm_seconds: float = 0.0  # compiling (or waiting for another thread to compile) the kernels here
+    prepare_seconds: float = 0.0  # splitting and binarizing the rows
 
 
 def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True):
     """Split, binarize and (``warm``) compile: return a ``Prepared``."""
     spec = registry.get(algorithm)
+    start = time.perf_counter()
     train, test, description = evaluation.split(table, roles) if evaluation is not None else (table, None, "")
     problem = make_problem(train, roles, spec.binarization_for(binarization))
+    prepare_seconds = time.perf_counter() - start
     warm_seconds = api.warm(algorithm) if warm else 0.0
-    return Prepared(algorithm, roles, problem, train, test, description, warm_seconds)
+    return Prepared(algorithm, roles, problem, train, test, description, warm_seconds, prepare_seconds)
 
 
 def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None):
@@ -110,6 +113,8 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
     result = api.solve(prepared.problem, prepared.algorithm, params, limits, on_progress, on_incumbent)
     # The kernels compiled while preparing count as this fit's compilation (a worker still warming up).
     result.stats["compile_seconds"] = result.stats.get("compile_seconds", 0.0) + prepared.warm_seconds
+    result.stats["prepare_seconds"] = prepared.prepare_seconds
+    start = time.perf_counter()
     result.test_vectors = export.test_vectors(result.model, prepared.train)
     if prepared.test is not None:
         result.holdout = score(result.model, prepared)
@@ -124,6 +129,7 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
                 )
             except (DataError, KeyError) as e:
                 result.extras["test_votes"] = {"error": str(e).strip("'\"")}
+    result.stats["evaluate_seconds"] = time.perf_counter() - start  # test vectors and test rows
     return result
 
 
