@@ -3,6 +3,7 @@ from django.conf import settings
 
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.datasets.uploads import size_words
+from corelsweb.datasets.widgets import FastNumberInput, FastSelect, FastSelectMultiple, FastTextInput
 from solver.data.roles import MAX_CATEGORIES, MIN_LEVEL_SHARE
 from solver.roles import BY_NAME, ROLE_NAMES
 
@@ -62,20 +63,20 @@ class SampleForm(forms.Form):
 class RolesForm(forms.Form):
     """Choose which column plays which role, how each column is treated, and how to binarize."""
 
-    label = forms.ChoiceField(required=False)  # help texts of every role come from solver.roles
+    label = forms.ChoiceField(required=False, widget=FastSelect)  # help texts of every role come from solver.roles
     positive_class = forms.CharField(
         required=False,
         max_length=200,
         help_text="Label value counted as positive (two classes); empty = the larger value.",
     )
-    weight = forms.ChoiceField(required=False, help_text=BY_NAME["weight"].help)
-    time = forms.ChoiceField(required=False, help_text=BY_NAME["time"].help)
-    event = forms.ChoiceField(required=False, help_text=BY_NAME["event"].help)
-    group = forms.ChoiceField(required=False, help_text=BY_NAME["group"].help)
-    treatment = forms.ChoiceField(required=False, help_text=BY_NAME["treatment"].help)
-    outcome = forms.ChoiceField(required=False, help_text=BY_NAME["outcome"].help)
+    weight = forms.ChoiceField(required=False, help_text=BY_NAME["weight"].help, widget=FastSelect)
+    time = forms.ChoiceField(required=False, help_text=BY_NAME["time"].help, widget=FastSelect)
+    event = forms.ChoiceField(required=False, help_text=BY_NAME["event"].help, widget=FastSelect)
+    group = forms.ChoiceField(required=False, help_text=BY_NAME["group"].help, widget=FastSelect)
+    treatment = forms.ChoiceField(required=False, help_text=BY_NAME["treatment"].help, widget=FastSelect)
+    outcome = forms.ChoiceField(required=False, help_text=BY_NAME["outcome"].help, widget=FastSelect)
     ignore = forms.MultipleChoiceField(
-        required=False, widget=forms.SelectMultiple(attrs={"size": 6}), help_text="Columns left out of the features."
+        required=False, widget=FastSelectMultiple(attrs={"size": 6}), help_text="Columns left out of the features."
     )
     max_categories = forms.IntegerField(
         min_value=1,
@@ -100,6 +101,7 @@ class RolesForm(forms.Form):
             if column["missing"]:
                 self.fields[f"missing_{i}"] = forms.ChoiceField(
                     choices=POLICY_CHOICES,
+                    widget=FastSelect,
                     initial=roles.get("missing", {}).get(name, "feature"),
                     required=False,
                     label=f"Missing values of {name}",
@@ -109,12 +111,13 @@ class RolesForm(forms.Form):
                 required=False,
                 initial=roles.get("feature_cost", {}).get(name),
                 label=f"Cost of {name}",
-                widget=forms.NumberInput(attrs={"step": "any", "placeholder": "1"}),
+                widget=FastNumberInput(attrs={"step": "any", "placeholder": "1"}),
             )
             if many_levels(column, roles.get("max_categories") or MAX_CATEGORIES):
                 ignored = name in roles.get("ignore", ())
                 self.fields[f"levels_{i}"] = forms.ChoiceField(
                     choices=level_choices(roles.get("max_categories") or MAX_CATEGORIES),
+                    widget=FastSelect,
                     initial="out" if ignored else roles.get("levels", {}).get(name, "frequent"),
                     required=False,
                     label=f"Values of {name} kept",
@@ -126,7 +129,7 @@ class RolesForm(forms.Form):
                     max_length=4000,
                     initial=" < ".join(order) if order else "",
                     label=f"Order of {name}",
-                    widget=forms.TextInput(attrs={"placeholder": " < ".join(sorted(column.get("counts", {}))[:3])}),
+                    widget=FastTextInput(attrs={"placeholder": " < ".join(sorted(column.get("counts", {}))[:3])}),
                 )
 
     def column_rows(self):

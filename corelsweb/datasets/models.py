@@ -12,6 +12,14 @@ def dataset_upload_path(instance, filename):
     return f"datasets/{instance.owner_id}/{uuid.uuid4().hex}.{FILE_EXTENSIONS.get(instance.file_format, 'csv')}"
 
 
+STATS_KEYS = ("hist", "quantile_cuts", "sampled")
+
+
+class DatasetManager(models.Manager):
+    def get_queryset(self):
+        return super().get_queryset().defer("column_stats")
+
+
 class Dataset(models.Model):
     """An uploaded table, its parsed column profile and its column roles."""
 
@@ -26,6 +34,9 @@ class Dataset(models.Model):
     delimiter = models.CharField(max_length=4, default=",")
     encoding = models.CharField(max_length=20, default="utf-8")
     columns = models.JSONField(default=list)
+    # Each numeric column's histogram and quantile cuts (``STATS_KEYS`` of its profile entry), by name: megabytes
+    # for a wide table, read only to preview features from the profile (``DatasetManager`` defers it).
+    column_stats = models.JSONField(default=dict)
     preview = models.JSONField(default=list)
     notes = models.JSONField(default=list)
     roles = models.JSONField(default=dict)
@@ -35,8 +46,11 @@ class Dataset(models.Model):
     source = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
+    objects = DatasetManager()
+
     class Meta:
         ordering = ["-created"]
+        base_manager_name = "objects"
 
     def __str__(self):
         return self.name
@@ -60,6 +74,11 @@ class Dataset(models.Model):
     @property
     def numeric_columns(self):
         return {c["name"] for c in self.columns if c.get("numeric", c.get("minimum") is not None)}
+
+    def profile_columns(self):
+        """Return the profile entries with their histograms and quantile cuts (read from the deferred field)."""
+        stats = self.column_stats
+        return [{**c, **stats.get(c["name"], {})} for c in self.columns]
 
     def column(self, name):
         for c in self.columns:

@@ -10,7 +10,7 @@ from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from corelsweb.datasets.models import Dataset
+from corelsweb.datasets.models import STATS_KEYS, Dataset
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.datasets.uploads import size_words
 from corelsweb.security import hit
@@ -126,7 +126,10 @@ def fill_from_profile(dataset, profile):
     dataset.file_format = profile.format
     dataset.delimiter = profile.delimiter
     dataset.encoding = profile.encoding
-    dataset.columns = profile.columns
+    dataset.columns = [{k: v for k, v in c.items() if k not in STATS_KEYS} for c in profile.columns]
+    dataset.column_stats = {
+        c["name"]: {k: c[k] for k in STATS_KEYS if k in c} for c in profile.columns if any(k in c for k in STATS_KEYS)
+    }
     dataset.preview = profile.preview
     dataset.notes = profile.notes
 
@@ -232,7 +235,9 @@ def features_preview(dataset):
             preview = preview_from_problem(problem)
             preview["single_leaf"] = single_leaf_data(problem)
         else:
-            preview = preview_from_profile(dataset.columns, roles, dataset.preview_binarization, dataset.n_rows)
+            preview = preview_from_profile(
+                dataset.profile_columns(), roles, dataset.preview_binarization, dataset.n_rows
+            )
     except DataError as e:
         preview = {"error": str(e)}
     preview["key"] = key

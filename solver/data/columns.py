@@ -98,6 +98,18 @@ def arrow_parse(cells):
     return distinct, codes, counts, parsed, numeric
 
 
+def _arrow_counts(cells):
+    """Return pyarrow's value counts of a string array (a struct array of values and counts, computed in C)."""
+    import pyarrow.compute as pc
+
+    return pc.value_counts(cells)
+
+
+def _arrow_count_items(counts):
+    """Yield ``(raw cell, rows)`` of ``_arrow_counts``."""
+    return zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())
+
+
 def coded_numbers(distinct, codes, parsed):
     """Return the float64 array of coded numeric cells (NaN where missing)."""
     values = np.array([math.nan if parsed[raw][1] is None else parsed[raw][1] for raw in distinct], dtype=np.float64)
@@ -185,6 +197,7 @@ class ColumnSummary:
         self.rng = np.random.default_rng(seed)
         self.texts = Counter()
         self.texts_full = False
+        self.pending = []  # raw cell counts of numeric chunks, turned into texts only if a later chunk holds text
         self.other_rows = 0
 
     def add_raw(self, cells):
@@ -200,12 +213,13 @@ class ColumnSummary:
         """Take a chunk of raw CSV cells as a pyarrow string array (as ``add_raw``, parsed by pyarrow)."""
         values = arrow_numbers(cells) if self.numeric else None
         if values is not None:
-            self._add_fast(lambda: arrow_parse(cells)[2], values)
+            self._add_fast(lambda: _arrow_counts(cells), values)
             return
         distinct, codes, counts, parsed, numeric = arrow_parse(cells)
         self._add_parsed(len(cells), counts, parsed, numeric, lambda: coded_numbers(distinct, codes, parsed))
 
     def _add_parsed(self, n, counts, parsed, numeric, chunk_values):
+        self._flush_pending()
         self.n_rows += n
         texts = Counter()
         for raw, c in counts.items():
@@ -232,15 +246,10 @@ class ColumnSummary:
         missing = np.isnan(values)
         self.missing += int(missing.sum())
         if not self.texts_full and len(self.hist[0]) <= COUNTS_STORE:
-            # While the column has few values, keep their text too, in case a later chunk holds text.
-            texts = Counter()
-            for raw, c in cell_counts().items():
-                s = raw.strip()
-                if s.lower() not in MISSING_TOKENS:
-                    texts[s] += c
-            self._add_texts(texts)
+            # While the column has few values, keep their raw cells' counts too, in case a later chunk holds text.
+            self.pending.append(cell_counts())
         elif not self.texts_full:
-            self.texts, self.texts_full = Counter(), True
+            self.texts, self.texts_full, self.pending = Counter(), True, []
         uniq, counts = thresholds.histogram(values)
         self._track_counter(values)
         self._add_numbers(uniq, counts, lambda: values)
@@ -264,6 +273,7 @@ class ColumnSummary:
 
     def add_texts(self, values):
         """Take a chunk of typed text (str or None = missing)."""
+        self._flush_pending()
         self.n_rows += len(values)
         texts = Counter()
         for v, c in Counter(values).items():
@@ -275,7 +285,19 @@ class ColumnSummary:
         self._add_texts(texts)
         self._stop_numbers()
 
+    def _flush_pending(self):
+        """Count the raw texts of the numeric chunks kept so far (``pending``)."""
+        for counts in self.pending:
+            texts = Counter()
+            for raw, c in counts.items() if isinstance(counts, dict) else _arrow_count_items(counts):
+                s = raw.strip()
+                if s.lower() not in MISSING_TOKENS:
+                    texts[s] += c
+            self._add_texts(texts)
+        self.pending = []
+
     def _stop_numbers(self):
+        self._flush_pending()
         self.numeric = False
         self.hist = (np.empty(0), np.empty(0, dtype=np.int64))
         self.sample = self.sample_keys = np.empty(0)

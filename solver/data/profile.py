@@ -32,7 +32,7 @@ from solver.data.source import open_source
 from solver.data.table import ReadLimits
 from solver.predicates import as_text
 
-ENTRY_BUDGET = 2_000_000
+ENTRY_BUDGET = 500_000
 PREVIEW_ROWS = 20
 PREVIEW_CHARS = 80
 MAX_CATEGORIES = 50
