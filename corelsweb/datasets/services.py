@@ -223,7 +223,7 @@ def features_preview(dataset):
     included); large ones are previewed from the stored column histograms,
     so that the web process never reads a large file whole.
     """
-    key = {"roles": dataset.roles, "binarization": dataset.binarization, "version": 2}
+    key = {"roles": dataset.roles, "binarization": dataset.binarization, "version": 3}  # 3: many-valued text
     if dataset.features_preview.get("key") == key:
         return dataset.features_preview
     roles = Roles.from_dict(dataset.roles)
