@@ -27,34 +27,37 @@ def _int_array(values):
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
-def _used_columns(X, used, index, features):
-    """Return ``(matrix, index)`` to read features ``used`` of ``X`` through ``index``.
-
-    ``X`` is a binary matrix (returned as it is), a ``Problem`` (anything with ``column``) or a raw table (a
-    mapping of column name to values, or a ``Table``), whose rows are evaluated on the ``features``
-    (predicates) of the model. From a problem or a raw table only the used features are read, into a narrow
-    matrix whose columns ``index`` is remapped to: a model over hundreds of thousands of thresholds reads its
-    few splits, never one column per threshold.
-    """
+def _matrix(X):
+    """Return the binary matrix of ``X`` when it is one (or a ``Problem`` that has built one), else None."""
     if isinstance(X, np.ndarray):
-        return X, index
+        return X
     if getattr(X, "has_binary", False):
-        return X.X, index
-    used = np.unique(np.asarray(used, dtype=np.int64))
-    if hasattr(X, "column"):
-        n, read = X.n_samples, X.column
-    else:
-        table = X if isinstance(X, Mapping) else X.columns
-        n, cache = (len(next(iter(table.values()))) if table else 0), {}
+        return X.X
+    return None
 
-        def read(j):
-            return predicates.evaluate(features[j], table, cache)
 
-    narrow = np.zeros((n, max(len(used), 1)), dtype=np.uint8)
-    for i, j in enumerate(used.tolist()):
-        narrow[:, i] = read(j)
-    remap = np.searchsorted(used, np.maximum(index, 0)) if len(used) else np.zeros_like(index)
-    return narrow, np.where(index < 0, index, remap)
+class _Splits:
+    """Where a model reads its splits when there is no binary matrix: a ``Problem``'s ranks or a raw table.
+
+    ``truth(j, rows)`` evaluates binary feature ``j`` on some rows only: a problem through ``Problem.column``
+    (ranks, never the matrix), a raw table (a mapping of column name to values, or a ``Table``) through the
+    model's predicate ``features[j]`` on those rows' values.
+    """
+
+    def __init__(self, X, features):
+        if hasattr(X, "column"):
+            self.n, self.problem = X.n_samples, X
+            return
+        self.problem = None
+        self.table = X if isinstance(X, Mapping) else X.columns
+        self.features = features
+        self.n = len(next(iter(self.table.values()))) if self.table else 0
+
+    def truth(self, j, rows):
+        if self.problem is not None:
+            return self.problem.column(j, rows)
+        p = self.features[j]
+        return predicates.evaluate(p, {c: self.table[c][rows] for c in predicates.columns_used(p) if c in self.table})
 
 
 def tree_dict(feature, left, right, prediction, counts, classes, features, kind):
@@ -162,15 +165,34 @@ class Tree:
             A problem is read through ``Problem.column`` (its binary matrix is not built); a raw table
             (mapping of column name to values, or ``Table``) through the predicates of the splits.
         """
-        X, feature = _used_columns(X, self.feature[self.feature != LEAF], self.feature, self.features)
-        node = np.zeros(len(X), dtype=np.int64)
+        matrix = _matrix(X)
+        if matrix is None:
+            return self._apply_by_feature(_Splits(X, self.features))
+        node = np.zeros(len(matrix), dtype=np.int64)
         active = self.feature[node] != LEAF
         while active.any():
             rows = np.flatnonzero(active)
             at = node[rows]
-            go_right = X[rows, feature[at]] != 0
+            go_right = matrix[rows, self.feature[at]] != 0
             node[rows] = np.where(go_right, self.right[at], self.left[at])
             active = self.feature[node] != LEAF
+        return node
+
+    def _apply_by_feature(self, splits):
+        """``apply`` level by level, each split's feature evaluated on the rows at its nodes only."""
+        node = np.zeros(splits.n, dtype=np.int64)
+        rows = np.flatnonzero(self.feature[node] != LEAF)
+        while len(rows):
+            feature = self.feature[node[rows]]
+            order = np.argsort(feature, kind="stable")
+            rows, feature = rows[order], feature[order]
+            starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
+            go_right = np.empty(len(rows), dtype=bool)
+            for a, b in zip(starts.tolist(), np.r_[starts[1:], len(rows)].tolist()):
+                go_right[a:b] = splits.truth(int(feature[a]), rows[a:b])
+            at = node[rows]
+            node[rows] = np.where(go_right, self.right[at], self.left[at])
+            rows = rows[self.feature[node[rows]] != LEAF]
         return node
 
     @property
@@ -281,10 +303,14 @@ class RuleList:
 
     def apply(self, X):
         """Return the index of the rule that captures each row (``length`` = default); ``X`` as in ``Tree.apply``."""
-        X, antecedents = _used_columns(X, self.antecedents, self.antecedents, self.features)
-        rule = np.full(len(X), self.length, dtype=np.int64)
+        matrix = _matrix(X)
+        splits = None if matrix is not None else _Splits(X, self.features)
+        n = len(matrix) if matrix is not None else splits.n
+        rule = np.full(n, self.length, dtype=np.int64)
+        every = np.arange(n)
         for k in range(self.length - 1, -1, -1):
-            rule[X[:, antecedents[k]] != 0] = k
+            j = int(self.antecedents[k])
+            rule[(matrix[:, j] != 0) if matrix is not None else splits.truth(j, every)] = k
         return rule
 
     @property

@@ -54,6 +54,17 @@ def class_weights(w, ty, L):
     return cw if np.array_equal(cw[ty], w) else np.zeros(0)
 
 
+HIST_MIN_ROWS = 20_000  # below, the depth-two walks are as fast as the histograms' set-up
+HIST_RATIO = 128.0  # histograms when they cost at most this many depth-two walks
+
+
+def hist_ratio(use_histograms, N):
+    """Return ``Params.hist_ratio``: ``use_histograms`` None (auto: on large data), True (always) or False."""
+    if use_histograms is None:
+        return HIST_RATIO if N >= HIST_MIN_ROWS else 0.0
+    return np.inf if use_histograms else 0.0
+
+
 class Engine:
     """One ordered search over ``rank`` (F, N) and ``cost`` (N, L), run in bounded steps.
 
@@ -72,7 +83,8 @@ class Engine:
     min_leaf : int
     switches : bool
         ``use_upper_bound``, ``use_interval``, ``use_cache``, ``use_depth_two``, ``order_features``,
-        ``round_robin`` (None: when features × rows ≤ ``ROUND_ROBIN_CELLS``): each leaves the optimum unchanged.
+        ``round_robin`` (None: when features × rows ≤ ``ROUND_ROBIN_CELLS``), ``use_histograms`` (None: on
+        ``HIST_MIN_ROWS`` rows or more, when cheaper; True: whenever they fit): each leaves the optimum unchanged.
     """
 
     def __init__(
@@ -89,6 +101,7 @@ class Engine:
         use_depth_two=True,
         order_features=True,
         round_robin=None,
+        use_histograms=None,
         seed=0x5EED,
     ):
         rank = np.ascontiguousarray(rank, dtype=np.int32)
@@ -133,11 +146,22 @@ class Engine:
             use_depth_two=bool(use_depth_two),
             order_features=bool(order_features),
             round_robin=bool(F * N <= ROUND_ROBIN_CELLS if round_robin is None else round_robin),
+            hist_ratio=hist_ratio(use_histograms, N),
         )
         self.depth = UNLIMITED if depth is None else int(depth)
         self.nodes_budget = UNLIMITED if nodes is None else int(nodes)
-        levels = min(self.depth, max(N, 1)) + 2
-        self.state = sm.make_state(F, N, L, levels=min(levels, 8), root_slots=F if self.params.round_robin else 0)
+        # A frame at remaining depth d pushes children only when d ≥ 3 (depth two is solved in place), and the kernel
+        # asks for one free level above the top: ``depth`` levels suffice (each holds three F × N arrays); more are
+        # added when needed (NEEDS_LEVELS).
+        levels = max(2, min(self.depth, max(N, 1), 8))
+        self.state = sm.make_state(
+            F,
+            N,
+            L,
+            levels=levels,
+            root_slots=F if self.params.round_robin else 0,
+            histograms=self.params.hist_ratio > 0,
+        )
         st = self.state
         if N:
             st.ord[0, :, :] = order

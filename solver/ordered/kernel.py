@@ -20,8 +20,10 @@ allocation, so they hold for the minimum.
 import numba
 import numpy as np
 
-from solver.ordered import cache, sweep
+from solver.ordered import cache, histogram, sweep
 from solver.ordered.state import (
+    HIST,
+    HIST_MAX_WORK,
     ALLOC,
     C_D2,
     C_ENTRIES,
@@ -350,6 +352,10 @@ def _start(inp, prm, st, top):
             fi[I_INCT] = _stump(st, st.di, 0)
         _end(st, prm, top)
         return True
+    if ds == 2 and prm.hist_ratio > 0 and _by_histograms(inp, prm, st, top, n):
+        fi[I_FPOS] = 0
+        fi[I_PHASE] = HIST
+        return False
     ford = st.ford[top]
     if prm.order_features:
         # Gini above depth two (as the reference); the cheaper stump cost at depth two.
@@ -367,6 +373,73 @@ def _start(inp, prm, st, top):
             _prepare(inp, prm, st, top, ford[g], g)
         fi[I_PHASE] = POP
     return False
+
+
+@numba.njit(cache=True)
+def _by_histograms(inp, prm, st, top, n):
+    """Return True (the histograms filled) when a depth-two frame is cheaper to solve from histograms."""
+    F = inp.rank.shape[0]
+    st.cnt[C_WORK] += n * F
+    M = histogram.node_bins(st.ord[top], st.srk[top], n, st.hbins, st.hvals, st.hoff, st.hm)
+    if M < 0:
+        return False
+    most = 0
+    for g in range(F):
+        most = max(most, st.hm[g])
+    if n * F + 2 * most * M > HIST_MAX_WORK or n * F * F + 2 * M * M > prm.hist_ratio * n * F:
+        return False
+    histogram.totals(inp.cost, st.ord[top], st.hbins, n, st.hoff, st.hm, st.hh, st.hc, st.hsw[0])
+    st.cnt[C_WORK] += n * F
+    return True
+
+
+@numba.njit(cache=True)
+def _hist_step(inp, prm, st, top):
+    """Try every threshold of the next root feature of a frame solved from histograms (``_by_histograms``)."""
+    fi, ff = st.fi[top], st.ff[top]
+    F = inp.rank.shape[0]
+    if fi[I_FPOS] >= F:
+        _end(st, prm, top)
+        return
+    j = fi[I_FPOS]
+    n = fi[I_N]
+    best = ff[F_INC] - prm.eps
+    value = histogram.root_feature(
+        inp.cost,
+        st.ord[top],
+        st.srk[top],
+        n,
+        j,
+        fi[I_NSEARCH],
+        prm.cc,
+        prm.min_leaf,
+        st.hbins,
+        st.hvals,
+        st.hoff,
+        st.hm,
+        st.hh,
+        st.hc,
+        st.hlh,
+        st.hlc,
+        st.hsw,
+        st.htree,
+        best,
+    )
+    st.cnt[C_WORK] += n * F + 2 * st.hm[j] * (st.hoff[F - 1] + st.hm[F - 1])
+    st.cnt[C_D2] += 1
+    if value < best:
+        tree = st.htree
+        ff[F_INC] = value
+        fi[I_INCT] = _node(st, tree[0], tree[1], _hist_side(st, tree, 2), _hist_side(st, tree, 7))
+    fi[I_FPOS] = j + 1
+
+
+@numba.njit(cache=True)
+def _hist_side(st, tree, at):
+    """Tree id of one side of ``histogram.solve``'s tree."""
+    if tree[at] < 0:
+        return -(tree[at + 4] + 1)
+    return _node(st, tree[at], tree[at + 1], -(tree[at + 2] + 1), -(tree[at + 3] + 1))
 
 
 @numba.njit(cache=True)
@@ -730,6 +803,8 @@ def run(inp, prm, st, budget):
             _after_big(inp, prm, st, top, use_interval)
         elif phase == WAIT_SMALL:
             _after_small(inp, prm, st, top)
+        elif phase == HIST:
+            _hist_step(inp, prm, st, top)
         if cnt[C_TOP] < top and cnt[C_TOP] < 0:
             cnt[C_ROOT_DONE] = 1
             return DONE
@@ -823,6 +898,8 @@ def root_lower_bound(prm, st, F):
     if phase == FINISH:
         return lb
     cc = prm.cc
+    if phase == HIST:  # root features not tried yet: only the trivial cc
+        return max(min(lb, cc), 0.0) if fi[I_FPOS] < F else max(lb, 0.0)
     cap = st.q.shape[1]
     if prm.round_robin:
         features = st.ford[0]

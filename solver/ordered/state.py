@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-# Frame phases.
-START, FEATURE, POP, ALLOC, WAIT_BIG, WAIT_SMALL, FINISH = range(7)
+# Frame phases (HIST: a depth-two frame solved one root feature at a time from histograms).
+START, FEATURE, POP, ALLOC, WAIT_BIG, WAIT_SMALL, FINISH, HIST = range(8)
 
 # Kernel outcomes.
 DONE, OUT_OF_BUDGET, NEEDS_POOL, NEEDS_CACHE, NEEDS_LEVELS = range(5)
@@ -98,6 +98,10 @@ class Params(NamedTuple):
     round_robin : bool
         The root searches its features in turns (one interval each), so that its proved lower bound rises
         from the start (spec §7.2); deeper frames search their features one by one.
+    hist_ratio : float
+        A node of depth two is solved over every root threshold at once from per-value histograms
+        (``solver.ordered.histogram``) when that costs at most this many depth-two walks (and at most
+        ``HIST_MAX_WORK``): a node of many rows and few distinct values. 0 never; inf whenever it fits.
     """
 
     cc: float
@@ -113,6 +117,7 @@ class Params(NamedTuple):
     use_depth_two: bool
     order_features: bool
     round_robin: bool
+    hist_ratio: float
 
 
 class State(NamedTuple):
@@ -157,6 +162,17 @@ class State(NamedTuple):
     di: np.ndarray  # int64 (2, 5): per child feature (-1: leaf), split rank, left label, right label, leaf label
     cnt: np.ndarray  # int64 (N_COUNTERS,)
     reg: np.ndarray  # float64 (4,): child return value
+    # Scratch of ``solver.ordered.histogram`` (empty without ``Params.use_histograms``).
+    hbins: np.ndarray  # int32 (F, N): each row's value index per feature
+    hvals: np.ndarray  # int32 (H,): the node's distinct ranks, feature after feature
+    hoff: np.ndarray  # int64 (F,)
+    hm: np.ndarray  # int64 (F,)
+    hh: np.ndarray  # float64 (H, L): cost sums per value
+    hc: np.ndarray  # int64 (H,): rows per value
+    hlh: np.ndarray  # float64 (H, L): the same, left of the root threshold
+    hlc: np.ndarray  # int64 (H,)
+    hsw: np.ndarray  # float64 (4, L)
+    htree: np.ndarray  # int64 (12,)
 
 
 # Slot scalars (State.si[slot, ...]).
@@ -197,11 +213,17 @@ N_F = 13
 EMPTY = -(2**31)
 
 
-def make_state(F, N, L, levels, pool=1024, cache=1 << 12, root_slots=0):
+HIST_VALUES = 1 << 16  # the most distinct values (over all features) a node's histograms hold
+HIST_MAX_WORK = 300_000_000  # the most work (row-feature visits and value scans) of one root feature's histograms
+
+
+def make_state(F, N, L, levels, pool=1024, cache=1 << 12, root_slots=0, histograms=False):
     """Return an empty ``State`` for ``levels`` frames over ``N`` rows, ``F`` features and ``L`` labels.
 
     ``root_slots``: ``F`` when the root searches its features in turns (one slot each), else 0.
+    ``histograms``: room for ``solver.ordered.histogram``.
     """
+    H = min(HIST_VALUES, F * N) if histograms else 0
     slots = root_slots + levels
     ci = np.zeros((cache, 4), dtype=np.int32)
     ci[:, 0] = EMPTY
@@ -238,6 +260,16 @@ def make_state(F, N, L, levels, pool=1024, cache=1 << 12, root_slots=0):
         di=np.zeros((2, 5), dtype=np.int64),
         cnt=np.zeros(N_COUNTERS, dtype=np.int64),
         reg=np.zeros(4),
+        hbins=np.zeros((F, N) if histograms else (0, 0), dtype=np.int32),
+        hvals=np.zeros(H, dtype=np.int32),
+        hoff=np.zeros(F, dtype=np.int64),
+        hm=np.zeros(F, dtype=np.int64),
+        hh=np.zeros((H, max(L, 1))),
+        hc=np.zeros(H, dtype=np.int64),
+        hlh=np.zeros((H, max(L, 1))),
+        hlc=np.zeros(H, dtype=np.int64),
+        hsw=np.zeros((4, max(L, 1))),
+        htree=np.zeros(12, dtype=np.int64),
     )
 
 

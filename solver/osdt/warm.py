@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from solver.cart.search import from_sklearn
+from solver.cart.search import from_sklearn, rank_matrix
 
 
 def cart_warm_start(problem, lam, max_depth=None):
@@ -35,8 +35,10 @@ def cart_warm_start(problem, lam, max_depth=None):
         random_state=0,
     )
     weights = problem.weights
-    clf.fit(problem.X, problem.y, sample_weight=None if problem.sample_weight is None else weights)
-    model = from_sklearn(clf.tree_, problem.X, problem.y, weights, problem.features, problem.classes)
-    correct = model.predict(problem.X) == problem.y
+    ordered = problem.ordered_columns()
+    X = rank_matrix(ordered)  # one column per family of nested features, as the CART baseline
+    clf.fit(X, problem.y, sample_weight=None if problem.sample_weight is None else weights)
+    model = from_sklearn(clf.tree_, X, ordered.offset, problem.y, weights, problem.features, problem.classes)
+    correct = model.predict(problem) == problem.y
     accuracy = np.mean(correct) if problem.sample_weight is None else float(weights[correct].sum() / weights.sum())
     return 1 - accuracy + lam * model.n_leaves, model

@@ -28,8 +28,13 @@ def test_pruning_is_optimal_among_subtrees(seed, lam):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(30, 4)).astype(np.uint8)
     y = rng.integers(0, 2, size=30)
-    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    ranks = (1 - X).astype(np.float32)  # each 0/1 feature a family of one cut: rank 0 where it holds
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(ranks, y)
     features = [{"kind": "binary", "column": f"x{j}"} for j in range(4)]
-    grown = from_sklearn(clf.tree_, X, y, np.ones(30), features, ["0", "1"])
+    grown = from_sklearn(clf.tree_, ranks, np.arange(4), y, np.ones(30), features, ["0", "1"])
+    # The 0/1 rows reach the leaves whose training counts the conversion recorded (children not swapped).
+    leaf = grown.apply(X)
+    for i in np.flatnonzero(grown.is_leaf):
+        assert np.bincount(y[leaf == i], minlength=2).tolist() == grown.counts[i].tolist()
     best = min(e / 30 + lam * leaves for e, leaves in all_prunings(grown))
     assert abs(objective(prune(grown, lam * 30), 30, lam) - best) < 1e-12

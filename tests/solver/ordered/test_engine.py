@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 from solver.ordered.engine import Engine, solve, tree_cost
 from tests.solver.ordered import oracle
 
-SWITCHES = ("use_upper_bound", "use_interval", "use_cache", "use_depth_two", "order_features", "round_robin")
+SWITCHES = (
+    "use_upper_bound",
+    "use_interval",
+    "use_cache",
+    "use_depth_two",
+    "order_features",
+    "round_robin",
+    "use_histograms",
+)
 
 
 def check(rank, cost, depth, nodes=None, cc=0.0, min_leaf=1, **switches):
