@@ -3,11 +3,14 @@
 Control work never waits behind a solve: it is not a Celery task, so no queue
 slot that a search holds can delay it. Any number of control processes may run
 (one per host is a good habit, so that losing a host loses no control); they
-elect one leader through a lock that dies with its holder:
+elect one leader:
 
-- PostgreSQL: a session-level advisory lock on a connection of its own. A
-  killed leader's connection closes, the lock goes with it, and a standby
-  takes over at its next tick.
+- PostgreSQL: a lease row (``ops.Lease``) that the leader renews every third of
+  ``CORELSWEB_LEADER_LEASE_SECONDS`` and a standby takes when it has expired,
+  both by the database's clock. Nothing depends on a connection: a leader whose
+  host vanished without closing its connections (a lost link, a power cut)
+  leaves a half-open connection that the server may keep for hours, but its
+  lease expires all the same. A leader that stops cleanly gives the lease up.
 - SQLite (one machine): an exclusive ``flock`` on ``var/control.lock``.
 
 The leader reconciles every ``CORELSWEB_RECONCILE_SECONDS``; every control
@@ -18,58 +21,61 @@ which the staff queue page shows.
 import fcntl
 import logging
 import threading
+import time
+import uuid
+from datetime import timedelta
 
-import psycopg
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, models
+from django.db.models import ExpressionWrapper, Q
+from django.db.models.functions import Now
+from django.utils import timezone
 from redis.exceptions import RedisError
 
+from corelsweb.ops.models import Lease
 from corelsweb.runs import lifecycle, recovery
 
 log = logging.getLogger(__name__)
 
-# pg_advisory_lock key of the control leader ("corelsweb" in ASCII, as an int).
-LOCK_KEY = 0x636F72656C737765
+LEASE = "control"
 
 
-class PostgresLeadership:
-    """Hold the control lock on a PostgreSQL connection of our own."""
+class LeaseLeadership:
+    """Hold the control lease row: renew it while this process leads, take it once it has expired."""
 
-    def __init__(self, db):
-        self.params = {
-            "dbname": db["NAME"],
-            "user": db["USER"],
-            "password": db["PASSWORD"] or None,
-            "host": db["HOST"] or None,
-            "port": db["PORT"] or None,
-            "connect_timeout": 5,
-            # A leader whose host vanished (no FIN) is noticed within about 20 s.
-            "keepalives": 1,
-            "keepalives_idle": 5,
-            "keepalives_interval": 5,
-            "keepalives_count": 3,
-            **db.get("OPTIONS", {}),
-        }
-        self.conn, self.held = None, False
+    def __init__(self, name):
+        self.me = f"{name}/{uuid.uuid4().hex[:8]}"  # a restarted process with the same pid is someone else
+        self.held = False
 
     def hold(self):
-        """Return True while this process holds the lock (taking it when it is free)."""
+        """Return True while this process holds the lease (taking it when it has expired)."""
         try:
-            if self.conn is None or self.conn.closed:
-                self.conn, self.held = psycopg.connect(autocommit=True, **self.params), False
-            if self.held:
-                self.conn.execute("SELECT 1")
-            else:
-                self.held = self.conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone()[0]
-        except psycopg.Error:
-            log.warning("control: lost the database connection of the lock", exc_info=True)
-            self.release()
+            self.held = self._renew() or (self._create() and self._renew())
+        except DatabaseError:
+            log.warning("control: could not reach the lease", exc_info=True)
+            connection.close()
+            self.held = False
         return self.held
 
+    def _renew(self):
+        until = ExpressionWrapper(
+            Now() + timedelta(seconds=settings.CORELSWEB_LEADER_LEASE_SECONDS), output_field=models.DateTimeField()
+        )
+        mine_or_free = Q(holder=self.me) | Q(expires__lt=Now())
+        return bool(Lease.objects.filter(mine_or_free, name=LEASE).update(holder=self.me, expires=until))
+
+    def _create(self):
+        _, created = Lease.objects.get_or_create(name=LEASE, defaults={"expires": timezone.now() - timedelta(days=1)})
+        return created
+
     def release(self):
-        if self.conn is not None:
-            self.conn.close()
-        self.conn, self.held = None, False
+        """Give the lease up, so that a standby takes over at its next tick."""
+        try:
+            past = ExpressionWrapper(Now() - timedelta(seconds=1), output_field=models.DateTimeField())
+            Lease.objects.filter(name=LEASE, holder=self.me).update(expires=past)
+        except DatabaseError:
+            connection.close()
+        self.held = False
 
 
 class FileLeadership:
@@ -94,19 +100,18 @@ class FileLeadership:
         self.file, self.held = None, False
 
 
-def leadership():
-    db = settings.DATABASES["default"]
-    if "postgresql" in db["ENGINE"]:
-        return PostgresLeadership(db)
+def leadership(name):
+    if "postgresql" in settings.DATABASES["default"]["ENGINE"]:
+        return LeaseLeadership(name)
     return FileLeadership(settings.VAR_DIR / "control.lock")
 
 
-def tick(lead, name):
-    """One pass: take or keep the lock, beat, and reconcile if this process leads; return whether it leads."""
+def tick(lead, name, reconcile=True):
+    """One pass: take or keep the lead, beat, and reconcile if this process leads (and ``reconcile``)."""
     leading = lead.hold()
     try:
         lifecycle.beat(name, "control: leading" if leading else "control: standing by")
-        if leading:
+        if leading and reconcile:
             done = recovery.reconcile()
             log.info("control: reconcile pass by %s: %s", name, done)
     except DatabaseError:
@@ -118,14 +123,18 @@ def tick(lead, name):
 
 
 def run(stop=None, interval=None):
-    """Tick until ``stop`` is set."""
+    """Tick until ``stop`` is set: the lead is renewed every third of the lease, reconciling every ``interval``."""
     stop = stop or threading.Event()
     interval = settings.CORELSWEB_RECONCILE_SECONDS if interval is None else interval
-    lead, name = leadership(), lifecycle.worker_id()
+    step = min(interval, settings.CORELSWEB_LEADER_LEASE_SECONDS / 3)
+    name = lifecycle.worker_id()
+    lead, last_pass = leadership(name), None
     log.info("control: %s started (reconciling every %s s when it leads)", name, interval)
     try:
         while not stop.is_set():
-            tick(lead, name)
-            stop.wait(interval)
+            due = last_pass is None or time.monotonic() - last_pass >= interval
+            if tick(lead, name, reconcile=due) and due:
+                last_pass = time.monotonic()
+            stop.wait(step)
     finally:
         lead.release()

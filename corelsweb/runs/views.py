@@ -13,7 +13,7 @@ from corelsweb.figures import bound_trace_figure, model_figure, panels_for_resul
 from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import frontier_figure, path_figure
 from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
-from corelsweb.ops.warming import algorithm_readiness, run_wait_note
+from corelsweb.ops.warming import algorithm_readiness, queue_place, run_wait_note
 from corelsweb.runs import metric_table, services
 from corelsweb.runs.objectives import objective_words
 from corelsweb.figures.tree import tree_figure, tree_rule_lines
@@ -134,6 +134,7 @@ def detail(request, pk):
         run=run,
         share_links=run.share_links.all(),
         wait_note=run_wait_note(run) if run.is_active else "",
+        queue_place=queue_place(run),
         live_trace=bound_trace_figure(run.trace) if run.is_active else None,
     )
     if run.algorithm == "rashomon":
@@ -204,7 +205,8 @@ def progress_payload(run, since, template_ctx):
 def progress(request, pk):
     run = services.get_run_for_user(request, pk)
     note = run_wait_note(run) if run.is_active else ""
-    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run, "wait_note": note}))
+    ctx = {"run": run, "wait_note": note, "queue_place": queue_place(run)}
+    return JsonResponse(progress_payload(run, request.GET.get("v"), ctx))
 
 
 @login_required
