@@ -68,7 +68,11 @@ def in_serving_order(runs, worker_queues):
 def next_run(worker_queues):
     """Return the queued run this worker should take next, locked (PostgreSQL skips runs others are taking)."""
     runs = in_serving_order(takeable(worker_queues), worker_queues)
-    return runs.select_for_update(skip_locked=True).only("pk", "queue", "limits", "algorithm").first()
+    return (
+        runs.select_for_update(skip_locked=True)
+        .only("pk", "queue", "limits", "algorithm", "message_id", "message_sent")
+        .first()
+    )
 
 
 def place_in_line(run):
