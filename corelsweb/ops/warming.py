@@ -193,10 +193,10 @@ def compiling_note(run):
 
     beat = WorkerBeat.objects.filter(name=run.worker).only("ready", "warming").first()
     ready = [title_of(n) for n in warm_order((beat.ready or []) if beat else [])]
-    now = [title_of(n) for n in (beat.warming.split(",") if beat and beat.warming else [])]
+    also = [title_of(n) for n in (beat.warming.split(",") if beat and beat.warming else []) if n != run.algorithm]
     words = f"The worker is compiling the {title_of(run.algorithm)} kernels (first start only)"
-    if now:
-        words += f"; compiling now: {', '.join(now)}"
+    if also:
+        words += f"; it is also compiling {', '.join(also)}"
     words += f"; compiled so far: {', '.join(ready) if ready else 'none yet'}. "
     return words + "The search, and its time limit, start by themselves when they are ready."
 

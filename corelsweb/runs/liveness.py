@@ -21,10 +21,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from corelsweb.ops.models import WorkerBeat
+from corelsweb.runs.models import Run
 from solver.memory import current_rss
 
 _beat_state = {"run": None, "ready": [], "warming": "", "name": None, "queues": ()}
@@ -62,12 +64,18 @@ def queues():
 
 
 def set_warm_state(warm):
-    """Record which algorithms' kernels this process has ready (``corelsweb.ops.warming``); beat it at once."""
+    """Record which algorithms' kernels this process has ready (``corelsweb.ops.warming``); beat it at once.
+
+    The run this process compiles for, if any, gets a new version: its page shows what is compiled so far.
+    """
     with _beat_lock:
         _beat_state["ready"], _beat_state["warming"] = list(warm["ready"]), ",".join(warm["warming"])[:40]
-    if _beat_state["name"]:
+    name, run = _beat_state["name"], _beat_state["run"]
+    if name:
         try:
-            beat(_beat_state["name"])
+            beat(name)
+            if run is not None:
+                Run.objects.filter(pk=run, status=Run.Status.COMPILING, worker=name).update(version=F("version") + 1)
         except Exception:  # the regular beat retries
             connection.close()
 

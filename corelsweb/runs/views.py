@@ -1,3 +1,5 @@
+import zlib
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 
@@ -188,12 +190,13 @@ def rashomon_optimal_run(request, pk):
     return redirect(new)
 
 
-def progress_payload(run, since, template_ctx):
-    """Return the JSON of the polling endpoint: unchanged, or status HTML and live trace."""
-    if since == str(run.version):
+def progress_payload(run, since, template_ctx, stamp=None):
+    """Return the JSON of the polling endpoint: unchanged (same ``stamp``), or status HTML and live trace."""
+    stamp = stamp or str(run.version)
+    if since == stamp:
         return {"unchanged": True}
     return {
-        "version": run.version,
+        "version": stamp,
         "status": run.status,
         "active": run.is_active,
         "html": render_to_string("runs/_status.html", template_ctx),
@@ -206,7 +209,9 @@ def progress(request, pk):
     run = services.get_run_for_user(request, pk)
     note = run_wait_note(run) if run.is_active else ""
     ctx = {"run": run, "wait_note": note, "queue_place": queue_place(run)}
-    return JsonResponse(progress_payload(run, request.GET.get("v"), ctx))
+    # A queued run's place changes as others start, without a change to the run itself.
+    stamp = f"{run.version}-{zlib.crc32(ctx['queue_place'].encode())}" if ctx["queue_place"] else None
+    return JsonResponse(progress_payload(run, request.GET.get("v"), ctx, stamp))
 
 
 @login_required
