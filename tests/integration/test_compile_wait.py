@@ -14,7 +14,7 @@ from corelsweb.datasets.services import create_dataset
 from corelsweb.runs import services
 from corelsweb.runs.models import Run
 from solver import registry
-from tests.conftest import ROOT, WorkerProcess, purge_queue, require_real_services, wait_for_run
+from tests.conftest import ROOT, WorkerProcess, purge_queue, require_real_services
 
 pytestmark = pytest.mark.integration
 
