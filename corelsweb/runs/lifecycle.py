@@ -169,16 +169,13 @@ def claim_for_message(token, pk, worker):
 
 
 def claim_next(token, worker):
-    """Claim the queued run this worker should serve next (``queueing``); return its pk, or None when none waits."""
+    """Claim the queued run this worker should serve next (``queueing``); return its pk, or None when none waits.
+
+    Nothing here waits for a lock: runs that other workers are claiming are skipped, so no two claims deadlock.
+    """
     worker_queues = liveness.queues()
     for _ in range(3):  # without row locks (SQLite) another worker may win a run: try the next
         with transaction.atomic():
-            owner = (
-                Run.objects.select_for_update()
-                .filter(status=Run.Status.QUEUED, message_id=token)
-                .only("pk", "limits")
-                .first()
-            )
             run = queueing.next_run(worker_queues)
             if run is None:
                 set_current_run(None)
@@ -188,7 +185,13 @@ def claim_next(token, worker):
             if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
                 **claim_fields(run.algorithm, worker, token)
             ):
-                if owner is not None and owner.pk != run.pk:
+                owner = (
+                    Run.objects.select_for_update(skip_locked=True)
+                    .filter(status=Run.Status.QUEUED, message_id=token)
+                    .only("pk", "limits")
+                    .first()
+                )
+                if owner is not None:  # the message was sent for another run, which still waits
                     pass_message(owner, run)
                 return run.pk
     set_current_run(None)
