@@ -2,6 +2,7 @@
 # compile", never "Running" before the search can start; then the result. The worker's compiles are slowed by a
 # test-only start-up hook (tests/hooks/slow_compile).
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from django.contrib.auth import get_user_model
 
 from corelsweb.ops.models import WorkerBeat
@@ -28,7 +29,11 @@ def test_the_run_page_never_says_running_before_the_search_starts(
         page.goto(live_server.url + run.get_absolute_url())
         samples, notes = [], []
         for _ in range(900):
-            badge = page.evaluate(BADGE)  # first the page, then the database: which can only have moved on
+            try:
+                badge = page.evaluate(BADGE)  # first the page, then the database: which can only have moved on
+            except PlaywrightError:  # the page reloads itself when the run ends
+                page.wait_for_load_state()
+                continue
             now = Run.objects.get(pk=run.pk)
             beat = WorkerBeat.objects.filter(name=now.worker).only("ready").first()
             samples.append((badge, now.status, beat is not None and run.algorithm in (beat.ready or [])))
