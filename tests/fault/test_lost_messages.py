@@ -76,7 +76,11 @@ def test_a_lost_message_is_resent_whatever_else_the_broker_holds(
         assert client.lrem("short", 1, raw) == 1  # the broker lost this one message
     settings.CORELSWEB_RECONCILE_SECONDS = 0
     assert recovery.reconcile() == {"finished_spooled": 0, "requeued_orphans": 0, "resent_lost": 1}
-    assert recovery.reconcile() == {"finished_spooled": 0, "requeued_orphans": 0, "resent_lost": 0}  # re-sent once, now it waits
+    assert recovery.reconcile() == {
+        "finished_spooled": 0,
+        "requeued_orphans": 0,
+        "resent_lost": 0,
+    }  # re-sent once, now it waits
     worker = WorkerProcess("drains", extra_env=on(private_redis)).wait_ready()
     try:
         for run in queued:
