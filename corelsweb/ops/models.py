@@ -27,6 +27,7 @@ class Lease(models.Model):
     name = models.CharField(max_length=40, unique=True)
     holder = models.CharField(max_length=200, blank=True)
     expires = models.DateTimeField()
+    session = models.IntegerField(default=0)  # the holder's database backend (pg_backend_pid) that renews it
 
     def __str__(self):
         return f"{self.name}: {self.holder}"

@@ -6,11 +6,13 @@ slot that a search holds can delay it. Any number of control processes may run
 elect one leader:
 
 - PostgreSQL: a lease row (``ops.Lease``) that the leader renews every third of
-  ``CORELSWEB_LEADER_LEASE_SECONDS`` and a standby takes when it has expired,
-  both by the database's clock. Nothing depends on a connection: a leader whose
-  host vanished without closing its connections (a lost link, a power cut)
-  leaves a half-open connection that the server may keep for hours, but its
-  lease expires all the same. A leader that stops cleanly gives the lease up.
+  ``CORELSWEB_LEADER_LEASE_SECONDS`` through a connection of its own, by the
+  database's clock. A standby takes it when it has expired, or at once when
+  the leader's connection is gone from the server (a killed leader's closes).
+  A leader whose host vanished without closing anything (a lost link, a power
+  cut) leaves a half-open connection that the server may keep for hours (an
+  advisory lock on it lived 2 h), but its lease expires all the same. A leader
+  that stops cleanly gives the lease up.
 - SQLite (one machine): an exclusive ``flock`` on ``var/control.lock``.
 
 The leader reconciles every ``CORELSWEB_RECONCILE_SECONDS``; every control
@@ -23,16 +25,12 @@ import logging
 import threading
 import time
 import uuid
-from datetime import timedelta
 
+import psycopg
 from django.conf import settings
-from django.db import DatabaseError, connection, models
-from django.db.models import ExpressionWrapper, Q
-from django.db.models.functions import Now
-from django.utils import timezone
+from django.db import DatabaseError, connection
 from redis.exceptions import RedisError
 
-from corelsweb.ops.models import Lease
 from corelsweb.runs import lifecycle, recovery
 
 log = logging.getLogger(__name__)
@@ -41,41 +39,69 @@ LEASE = "control"
 
 
 class LeaseLeadership:
-    """Hold the control lease row: renew it while this process leads, take it once it has expired."""
+    """Hold the control lease row through a PostgreSQL connection of our own; renew it while this process leads.
 
-    def __init__(self, name):
-        self.me = f"{name}/{uuid.uuid4().hex[:8]}"  # a restarted process with the same pid is someone else
-        self.held = False
+    A standby takes the lease when it has expired, or at once when the
+    leader's lease connection is gone from the server (its process died and
+    the connection closed). A half-open connection looks alive to the server:
+    then the expiry decides.
+    """
+
+    ENSURE = (
+        "INSERT INTO ops_lease (name, holder, expires, session) VALUES (%(name)s, '', now(), 0) ON CONFLICT DO NOTHING"
+    )
+    TAKE = """
+        UPDATE ops_lease SET holder = %(me)s, session = pg_backend_pid(),
+            expires = now() + make_interval(secs => %(ttl)s)
+        WHERE name = %(name)s AND (holder = %(me)s OR expires < now()
+            OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ops_lease.session))"""
+    GIVE_UP = "UPDATE ops_lease SET expires = now() - interval '1 second' WHERE name = %(name)s AND holder = %(me)s"
+
+    def __init__(self, db, name):
+        self.params = {
+            "dbname": db["NAME"],
+            "user": db["USER"],
+            "password": db["PASSWORD"] or None,
+            "host": db["HOST"] or None,
+            "port": db["PORT"] or None,
+            "connect_timeout": 5,
+            # This process notices within about 20 s that the database went away without a word.
+            "keepalives": 1,
+            "keepalives_idle": 5,
+            "keepalives_interval": 5,
+            "keepalives_count": 3,
+            **db.get("OPTIONS", {}),
+        }
+        # A restarted process with the same pid is someone else.
+        self.args = {"name": LEASE, "me": f"{name}/{uuid.uuid4().hex[:8]}"}
+        self.conn, self.held = None, False
 
     def hold(self):
-        """Return True while this process holds the lease (taking it when it has expired)."""
+        """Return True while this process holds the lease (taking it when it has expired or its holder is gone)."""
         try:
-            self.held = self._renew() or (self._create() and self._renew())
-        except DatabaseError:
+            if self.conn is None or self.conn.closed:
+                self.conn = psycopg.connect(autocommit=True, **self.params)
+                self.conn.execute(self.ENSURE, self.args)
+            ttl = float(settings.CORELSWEB_LEADER_LEASE_SECONDS)
+            self.held = self.conn.execute(self.TAKE, {**self.args, "ttl": ttl}).rowcount == 1
+        except psycopg.Error:
             log.warning("control: could not reach the lease", exc_info=True)
-            connection.close()
-            self.held = False
+            self.close()
         return self.held
-
-    def _renew(self):
-        until = ExpressionWrapper(
-            Now() + timedelta(seconds=settings.CORELSWEB_LEADER_LEASE_SECONDS), output_field=models.DateTimeField()
-        )
-        mine_or_free = Q(holder=self.me) | Q(expires__lt=Now())
-        return bool(Lease.objects.filter(mine_or_free, name=LEASE).update(holder=self.me, expires=until))
-
-    def _create(self):
-        _, created = Lease.objects.get_or_create(name=LEASE, defaults={"expires": timezone.now() - timedelta(days=1)})
-        return created
 
     def release(self):
         """Give the lease up, so that a standby takes over at its next tick."""
         try:
-            past = ExpressionWrapper(Now() - timedelta(seconds=1), output_field=models.DateTimeField())
-            Lease.objects.filter(name=LEASE, holder=self.me).update(expires=past)
-        except DatabaseError:
-            connection.close()
-        self.held = False
+            if self.conn is not None and not self.conn.closed:
+                self.conn.execute(self.GIVE_UP, self.args)
+        except psycopg.Error:
+            pass
+        self.close()
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+        self.conn, self.held = None, False
 
 
 class FileLeadership:
@@ -101,8 +127,9 @@ class FileLeadership:
 
 
 def leadership(name):
-    if "postgresql" in settings.DATABASES["default"]["ENGINE"]:
-        return LeaseLeadership(name)
+    db = settings.DATABASES["default"]
+    if "postgresql" in db["ENGINE"]:
+        return LeaseLeadership(db, name)
     return FileLeadership(settings.VAR_DIR / "control.lock")
 
 

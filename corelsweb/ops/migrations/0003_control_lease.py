@@ -16,6 +16,7 @@ class Migration(migrations.Migration):
                 ("name", models.CharField(max_length=40, unique=True)),
                 ("holder", models.CharField(blank=True, max_length=200)),
                 ("expires", models.DateTimeField()),
+                ("session", models.IntegerField(default=0)),
             ],
         ),
     ]
