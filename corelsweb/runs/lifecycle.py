@@ -21,8 +21,13 @@ Every change of a run's status after it is created happens here.
   limit applies: it could not tell compiling from searching.
 - ``finish(pk, status, …)`` is the one transition to a final status. It takes
   effect once (a conditional UPDATE) and tells the run's regularization path.
-  A worker calls it through ``storing.finish_durably``, which keeps the result
-  through a database outage (retrying, and spooling it to storage).
+  A worker calls it through ``finish_durably``, which keeps the result through
+  a database outage: it retries with backoff and spools the final state to
+  storage (``storing``); if the database stays away ``CORELSWEB_STORE_RETRY_SECONDS``
+  after that, the worker leaves the run to the spool, which the control loop
+  reads (``recovery.finish_spooled``). Without a spool (its storage is away
+  too) the worker keeps the result and retries for as long as it lives; its
+  message stays unacknowledged until then.
 
 Liveness (``corelsweb.runs.liveness``): each worker process beats every few
 seconds from a thread, naming the run it executes; a run whose holder is gone,
@@ -58,6 +63,7 @@ from corelsweb.runs.liveness import (  # noqa: F401 - the names other modules kn
 from corelsweb.runs.models import Run
 
 log = logging.getLogger(__name__)
+FIRST_DELAY, MAX_DELAY = 0.5, 10.0  # backoff of the retries to store a final state
 
 EXECUTE_TASK = "corelsweb.runs.tasks.execute_run_task"
 PATH_TASK = "corelsweb.runs.tasks.path_summary_task"
@@ -248,6 +254,32 @@ def finish_with_result(pk, result, holder=None):
     return finish(pk, result.status, result=result.to_dict(), holder=holder)
 
 
+def finish_durably(pk, status, *, holder, result=None, error="", traceback=""):
+    """Make run ``pk`` final (``finish``) through database outages; return what ``finish`` returned.
+
+    Returns True, too, when the run was left to the spool (the database stayed away): its result is safe there.
+    """
+    record = {"pk": pk, "holder": holder, "status": status, "result": result, "error": error, "traceback": traceback}
+    delay, spooled_at = FIRST_DELAY, None
+    while True:
+        try:
+            done = finish(pk, status, result=result, error=error, traceback=traceback, holder=holder)
+        except DatabaseError:
+            log.warning("run %s: could not store its final state; retrying in %.1f s", pk, delay, exc_info=True)
+            connection.close()
+        else:
+            if spooled_at is not None:
+                storing.unspool(pk)
+            return done
+        if spooled_at is None and storing.spool(pk, record):
+            spooled_at = time.monotonic()
+        if spooled_at is not None and time.monotonic() - spooled_at > settings.CORELSWEB_STORE_RETRY_SECONDS:
+            log.warning("run %s: the database is still away; its spooled result is left to the control loop", pk)
+            return True
+        time.sleep(delay)
+        delay = min(2 * delay, MAX_DELAY)
+
+
 # Executing ---------------------------------------------------------------------------------------------------------
 
 
@@ -267,7 +299,7 @@ def execute(pk, worker):
     try:
         job = solving.prepare(run)
     except solving.USER_ERRORS as e:
-        return storing.finish_durably(pk, Run.Status.FAILED, error=str(e), holder=worker)
+        return finish_durably(pk, Run.Status.FAILED, error=str(e), holder=worker)
     except Exception as e:
         log.exception("run %s could not be prepared", pk)
         return failed(pk, worker, f"The run could not start: an internal error ({type(e).__name__}).")
@@ -277,7 +309,7 @@ def execute(pk, worker):
 
 def failed(pk, worker, error):
     """Fail run ``pk`` with ``error`` and the current exception's traceback (for staff)."""
-    return storing.finish_durably(pk, Run.Status.FAILED, error=error, traceback=tb.format_exc(), holder=worker)
+    return finish_durably(pk, Run.Status.FAILED, error=error, traceback=tb.format_exc(), holder=worker)
 
 
 class Supervisor:
@@ -304,7 +336,7 @@ class Supervisor:
             self.child.kill()
 
     def _finish(self, status, **fields):
-        return storing.finish_durably(self.pk, status, holder=self.worker, **fields)
+        return finish_durably(self.pk, status, holder=self.worker, **fields)
 
     def _receive(self, wait):
         try:

@@ -138,10 +138,25 @@ def broker_overview():
     }
 
 
+def finish_spooled():
+    """Make final every run whose final state waits in the spool; return how many were made final here."""
+    count = 0
+    for pk in storing.spooled():
+        record = storing.read_spool(pk)
+        if record is None:
+            continue
+        fields = {k: record.get(k) or "" for k in ("error", "traceback")}
+        if lifecycle.finish(pk, record["status"], result=record.get("result"), **fields):
+            log.warning("run %s: made final from its spooled result", pk)
+            count += 1
+        storing.unspool(pk)
+    return count
+
+
 def reconcile():
     """Run every recovery (spooled results first: a run whose result waits there needs no new search)."""
     return {
-        "finished_spooled": storing.finish_spooled(),
+        "finished_spooled": finish_spooled(),
         "requeued_orphans": requeue_orphans(),
         "resent_lost": resend_lost(),
     }
