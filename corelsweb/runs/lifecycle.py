@@ -177,11 +177,13 @@ def claim_for_message(token, pk, worker):
 def claim_next(token, worker):
     """Claim the queued run this worker should serve next (``queueing``); return its pk, or None when none waits.
 
-    Nothing here waits for a lock: runs that other workers are claiming are skipped, so no two claims deadlock.
+    Claims take turns; within its turn a claim waits for no row lock (runs that
+    others are cancelling or queueing again are skipped), so no two claims deadlock.
     """
     worker_queues = liveness.queues()
     for _ in range(3):  # without row locks (SQLite) another worker may win a run: try the next
         with transaction.atomic():
+            queueing.take_turn()
             run = queueing.next_run(worker_queues)
             if run is None:
                 set_current_run(None)

@@ -17,7 +17,8 @@ serve next, which need not be the run the message was sent for:
   it, else to ``long``; so long workers consume both queues, and every idle
   worker that may take a waiting run is woken for it.
 
-Each queued run keeps one message waiting for it: when a worker takes run R
+Claims take turns (``take_turn``), so each takes the run that is next when
+it happens. Each queued run keeps one message waiting for it: when a worker takes run R
 with the message sent for run X, X inherits R's message (both wait in the
 same broker queue), or gets a new one. Bounded waits follow: a long run waits
 at most for the long runs sent before it and the one run its worker holds; a
@@ -26,11 +27,13 @@ short run at most for the short runs before it and one run of at most
 """
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Case, Count, IntegerField, Q, Value, When
 
 from corelsweb.runs.models import Run
 
 SHORT, LONG = "short", "long"
+CLAIM_LOCK = 0x636C61696D  # pg_advisory_xact_lock key of claiming ("claim" in ASCII)
 
 
 def fits_short(limits):
@@ -63,6 +66,17 @@ def in_serving_order(runs, worker_queues):
         return runs.order_by("created", "pk")
     own = Case(When(queue=worker_queues[0], then=Value(0)), default=Value(1), output_field=IntegerField())
     return runs.order_by(own, "created", "pk")
+
+
+def take_turn():
+    """Wait for this transaction's turn to claim: one claim at a time, so runs start in the order they were sent.
+
+    A claim takes milliseconds; in PostgreSQL the turn is a transaction-level
+    advisory lock (SQLite, on one machine, writes one transaction at a time).
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CLAIM_LOCK])
 
 
 def next_run(worker_queues):
