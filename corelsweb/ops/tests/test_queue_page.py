@@ -57,11 +57,12 @@ def test_the_queue_counts_agree_whatever_messages_the_broker_holds(client, alice
     try:
         for queue in ("short", "long", "long"):
             make_run(alice, status=Run.Status.QUEUED, queue=queue)
+        make_run(alice, status=Run.Status.COMPILING, queue="long", worker="host:5", claimed=timezone.now())
         final = make_run(alice, status=Run.Status.FAILED, queue="long")
         # A message for a run that is no longer queued (a retry's duplicate, a cancelled run's message).
         lifecycle.send_task(lifecycle.EXECUTE_TASK, (final.pk,), queue="long")
         page = staff_client(client).get(reverse("ops-queue")).content.decode()
-        assert 'id="count-queued">3<' in page
+        assert 'id="count-queued">3<' in page and 'id="count-compiling">1 ' in page and 'id="count-running">0<' in page
         assert 'id="queue-short">1 run waiting' in page and 'id="queue-long">2 runs waiting' in page
         assert "(1 message in the broker)" in page  # the long queue's one message, told apart from its runs
     finally:
