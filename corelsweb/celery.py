@@ -15,10 +15,11 @@ app.autodiscover_tasks()
 @worker_process_init.connect
 def start_beat(**kwargs):
     # Each pool process writes its beat (host:pid, current run, load): the one liveness signal of its runs.
-    from corelsweb.runs import lifecycle
+    from corelsweb.runs import liveness
 
-    queues = ",".join(q.name for q in app.amqp.queues.consume_from.values()) if app.amqp.queues.consume_from else ""
-    lifecycle.start_beat(lifecycle.worker_id(), queues)
+    names = [q.name for q in app.amqp.queues.consume_from.values()] if app.amqp.queues.consume_from else []
+    liveness.set_queues(names)  # which runs it may take, its own class first (corelsweb.runs.queueing)
+    liveness.start_beat(liveness.worker_id(), ",".join(names))
 
 
 @worker_process_init.connect

@@ -254,11 +254,11 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_TASK_SOFT_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 60
-CELERY_TASK_TIME_LIMIT = CORELSWEB_MAX_TIME_LIMIT + 180
+# No global Celery time limit: a run's task compiles kernels before its search (which must not count), and its
+# supervisor enforces the run's own limits; other tasks set their own (corelsweb/runs/tasks.py).
 CELERY_WORKER_SEND_TASK_EVENTS = True
-# Two queues so that a long search never blocks quick ones: runs are routed by
-# their estimated difficulty and time limit (corelsweb.runs.services.queue_for).
+# Two queues so that a long search never blocks quick ones: runs are classed by their estimated difficulty and
+# time limit (corelsweb.runs.services.queue_for) and served fairly (corelsweb.runs.queueing).
 CELERY_TASK_DEFAULT_QUEUE = "short"
 CORELSWEB_QUEUES = ("short", "long")
 CORELSWEB_LONG_RUN_SECONDS = envint("CORELSWEB_LONG_RUN_SECONDS", 300)
@@ -275,6 +275,12 @@ CORELSWEB_HARD_LIMIT_GRACE_SECONDS = envint("CORELSWEB_HARD_LIMIT_GRACE_SECONDS"
 CORELSWEB_CANCEL_GRACE_SECONDS = envint("CORELSWEB_CANCEL_GRACE_SECONDS", 10)
 # The control loop (`manage.py control`) reconciles this often; exactly one control process acts at a time.
 CORELSWEB_RECONCILE_SECONDS = envint("CORELSWEB_RECONCILE_SECONDS", 30)
+# Its leader holds a lease row for this long and renews it every third of it; a leader that vanished (even without
+# closing its connections) is replaced when its lease expires.
+CORELSWEB_LEADER_LEASE_SECONDS = float(os.environ.get("CORELSWEB_LEADER_LEASE_SECONDS", "15"))
+# A finished run whose result cannot be stored (the database is away) is spooled to storage; its worker retries the
+# database this long more, then leaves the spooled result to the control loop (corelsweb/runs/storing.py).
+CORELSWEB_STORE_RETRY_SECONDS = float(os.environ.get("CORELSWEB_STORE_RETRY_SECONDS", "60"))
 # Test-only fault injection (corelsweb/runs/faults.py), from the worker's environment only.
 CORELSWEB_TEST_FAULT = os.environ.get("CORELSWEB_TEST_FAULT", "")
 

@@ -43,9 +43,12 @@ def worker_env():
 
 
 class WorkerProcess:
-    """A real ``celery worker`` process (prefork pool) against the test database and Redis."""
+    """A real ``celery worker`` process (prefork pool) against the test database and Redis.
 
-    def __init__(self, name, concurrency=1, extra_env=None):
+    ``queues``: what ``-Q`` names, its own queue first (default: every queue).
+    """
+
+    def __init__(self, name, concurrency=1, extra_env=None, queues=None):
         self.name = name
         ARTIFACTS.mkdir(exist_ok=True)
         self.log_path = ARTIFACTS / f"worker-{name}.log"
@@ -61,7 +64,7 @@ class WorkerProcess:
                 "worker",
                 "--loglevel=INFO",
                 "-Q",
-                ",".join(settings.CORELSWEB_QUEUES),
+                queues or ",".join(settings.CORELSWEB_QUEUES),
                 f"--concurrency={concurrency}",
                 "-n",
                 f"{name}@%h",

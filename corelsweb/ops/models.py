@@ -19,3 +19,15 @@ class WorkerBeat(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class Lease(models.Model):
+    """A named leadership lease: ``holder`` leads until ``expires`` (the database's clock), renewing it as it goes."""
+
+    name = models.CharField(max_length=40, unique=True)
+    holder = models.CharField(max_length=200, blank=True)
+    expires = models.DateTimeField()
+    session = models.IntegerField(default=0)  # the holder's database backend (pg_backend_pid) that renews it
+
+    def __str__(self):
+        return f"{self.name}: {self.holder}"

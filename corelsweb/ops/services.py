@@ -8,16 +8,23 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from corelsweb.ops.models import WorkerBeat
+from corelsweb.runs import queueing
 from corelsweb.runs.models import Run
 from corelsweb.runs.recovery import broker_overview
 from corelsweb.runs.services import cancel_run, retry_run
 
 
 def queue_depths(broker):
-    """Return ``[(queue, waiting messages or None)]``: from Redis's overview, or the file broker's message files."""
+    """Return ``[(queue, queued runs of its class, messages waiting in the broker or None)]``.
+
+    The runs come from the database (they add up to the queued runs); the
+    messages only wake workers (``corelsweb.runs.queueing``), from Redis's
+    overview or the file broker's message files.
+    """
+    runs = queueing.queued_by_class()
     if broker is None and settings.CELERY_BROKER_URL.startswith("filesystem"):
-        return [(q, filesystem_queue_depth(q)) for q in settings.CORELSWEB_QUEUES]
-    return [(q, broker["waiting"][q] if broker else None) for q in settings.CORELSWEB_QUEUES]
+        return [(q, runs[q], filesystem_queue_depth(q)) for q in settings.CORELSWEB_QUEUES]
+    return [(q, runs[q], broker["waiting"][q] if broker else None) for q in settings.CORELSWEB_QUEUES]
 
 
 def filesystem_queue_depth(queue):
@@ -37,20 +44,23 @@ def overview(now=None):
         broker = broker_overview()
     except (RedisError, OSError):
         broker = {"down": True, "waiting": dict.fromkeys(settings.CORELSWEB_QUEUES)}
-    running = list(Run.objects.filter(status=Run.Status.RUNNING).select_related("owner", "dataset").order_by("started"))
+    held = Run.objects.filter(status__in=Run.HELD).select_related("owner", "dataset").order_by("claimed", "pk")
+    running = list(held)
+    queues = queue_depths(broker)
     return {
         "now": now,
-        "queues": queue_depths(broker),
+        "queues": queues,
         "broker": broker,
         "counts": {
-            "queued": Run.objects.filter(status=Run.Status.QUEUED).count(),
-            "running": len(running),
+            "queued": sum(runs for _, runs, _ in queues),
+            "compiling": sum(1 for r in running if r.status == Run.Status.COMPILING),
+            "running": sum(1 for r in running if r.status == Run.Status.RUNNING),
             "finished_last_hour": Run.objects.filter(finished__gte=hour).exclude(status=Run.Status.FAILED).count(),
             "failed_last_hour": Run.objects.filter(finished__gte=hour, status=Run.Status.FAILED).count(),
         },
         "queued": Run.objects.filter(status=Run.Status.QUEUED)
         .select_related("owner", "dataset")
-        .order_by("created")[:50],
+        .order_by("queue", "created", "pk")[:50],
         "running": running,
         "workers": [
             {"beat": w, "alive": w.last_seen >= alive}

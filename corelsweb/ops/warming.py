@@ -47,38 +47,78 @@ def machine_lock(name):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def warm_all(report=None, names=None):
+_state = {"ready": [], "warming": []}  # this process's kernels: ready, and being compiled now (by any thread)
+_state_lock = threading.Lock()
+
+
+def is_ready(name):
+    """Return True when this process has compiled (or loaded) the kernels of algorithm ``name``."""
+    return name in _state["ready"]
+
+
+def _mark(name, warming, report):
+    with _state_lock:
+        if warming:
+            _state["warming"].append(name)
+        else:
+            _state["warming"].remove(name)
+            if name not in _state["ready"]:
+                _state["ready"].append(name)
+        state = {"ready": list(_state["ready"]), "warming": list(_state["warming"])}
+    if report:
+        report(state)
+
+
+def _report_to_beat(state):
+    from corelsweb.runs.liveness import set_warm_state
+
+    set_warm_state(state)
+
+
+def ensure(name, report=_report_to_beat):
+    """Compile (or load from the cache) algorithm ``name``'s kernels in this process unless ready; return the seconds.
+
+    One compile per machine: the processes take turns through a file lock and the
+    others load numba's cache. An error propagates (the caller's run fails with it).
+    """
+    if is_ready(name):
+        return 0.0
+    from solver import api
+
+    t0 = time.perf_counter()
+    _mark(name, True, report)
+    try:
+        with machine_lock(name):
+            api.warm(name)
+    except BaseException:
+        with _state_lock:
+            _state["warming"].remove(name)
+        raise
+    _mark(name, False, report)
+    return time.perf_counter() - t0
+
+
+def warm_all(report=_report_to_beat, names=None):
     """Warm the kernels of ``names`` (default: every algorithm) in this process, cheapest first.
 
     ``report(state)`` is called before and after each one, with ``state`` =
-    ``{"ready": [names], "warming": name or ""}``. Returns the seconds each took.
+    ``{"ready": [names], "warming": [names]}``. Returns the seconds each took.
     """
-    from solver import api, registry
+    from solver import registry
 
-    state = {"ready": [], "warming": ""}
     seconds = {}
     for name in warm_order(list(names or registry.algorithms())):
-        state["warming"] = name
-        if report:
-            report(state)
-        t0 = time.perf_counter()
         try:
-            with machine_lock(name):
-                api.warm(name)
+            seconds[name] = ensure(name, report)
         except Exception:  # a kernel that fails to compile must not stop the others; its runs report the error
             log.exception("warming %s failed", name)
-        seconds[name] = time.perf_counter() - t0
-        state["ready"].append(name)
+            continue
         log.warning("solver %s ready in %.1f s", name, seconds[name])
-    state["warming"] = ""
-    if report:
-        report(state)
     return seconds
 
 
 def start_in_background():
     """Start the low-priority thread that warms this pool process's kernels and reports them in its heartbeat."""
-    from corelsweb.runs import lifecycle
 
     def run():
         from django.db import connection
@@ -88,7 +128,7 @@ def start_in_background():
         except (AttributeError, OSError):
             pass
         try:
-            warm_all(report=lifecycle.set_warm_state)
+            warm_all()
         finally:
             connection.close()
 
@@ -110,8 +150,7 @@ def readiness(now=None):
     for beat in alive.only("ready", "warming"):
         n += 1
         ready.update(beat.ready or [])
-        if beat.warming:
-            warming.add(beat.warming)
+        warming.update(name for name in beat.warming.split(",") if name)
     return {"workers": n, "ready": ready, "warming": warming - ready}
 
 
@@ -142,28 +181,54 @@ def algorithm_readiness(algorithms):
     return out
 
 
-def run_wait_note(run):
-    """Return a sentence when ``run`` waits for its solver's kernels (or for any worker), else ""."""
-    from corelsweb.ops.models import WorkerBeat
+def title_of(name):
     from solver import registry
 
-    title = registry.get(run.algorithm).title if run.algorithm in registry.algorithms() else run.algorithm
-    if run.status == "running" and not run.progress:
-        beat = WorkerBeat.objects.filter(name=run.worker).only("ready").first()
-        if beat is not None and run.algorithm not in (beat.ready or []):
-            return (
-                f"The worker is compiling the {title} kernels (first start only); the search starts by itself "
-                "when they are ready."
-            )
-        return ""
+    return registry.get(name).title if name in registry.algorithms() else name
+
+
+def compiling_note(run):
+    """Return what the worker of a compiling run has compiled so far and what it compiles now, in a sentence."""
+    from corelsweb.ops.models import WorkerBeat
+
+    beat = WorkerBeat.objects.filter(name=run.worker).only("ready", "warming").first()
+    ready = [title_of(n) for n in warm_order((beat.ready or []) if beat else [])]
+    also = [title_of(n) for n in (beat.warming.split(",") if beat and beat.warming else []) if n != run.algorithm]
+    words = f"The worker is compiling the {title_of(run.algorithm)} kernels (first start only)"
+    if also:
+        words += f"; it is also compiling {', '.join(also)}"
+    words += f"; compiled so far: {', '.join(ready) if ready else 'none yet'}. "
+    return words + "The search, and its time limit, start by themselves when they are ready."
+
+
+def queue_place(run):
+    """Return a queued run's place in line in words ("" for a run that is not queued)."""
+    from corelsweb.runs.queueing import place_in_line
+
     if run.status != "queued":
         return ""
+    place, ahead = place_in_line(run)
+    runs = "run was" if ahead == 1 else "runs were"
+    return f"number {place} in line for the {run.queue} queue ({ahead} {runs} sent before it and wait)"
+
+
+def queued_note(run):
+    """Return a sentence when a queued run's kernels are not ready on any worker (or no worker runs), else ""."""
     word = algorithm_state(run.algorithm, readiness())
     if word == "no-worker":
         return "No worker is running: the run starts when one is (scripts/run starts them)."
     if word != "ready":
         return (
-            f"The {title} kernels are still compiling on the workers (first start only); the run starts by "
-            "itself when they are ready."
+            f"The {title_of(run.algorithm)} kernels are still compiling on the workers (first start only); the run "
+            "starts by itself when they are ready."
         )
+    return ""
+
+
+def run_wait_note(run):
+    """Return a sentence when an active ``run`` waits for its solver's kernels (or for any worker), else ""."""
+    if run.status == "compiling":
+        return compiling_note(run)
+    if run.status == "queued":
+        return queued_note(run)
     return ""

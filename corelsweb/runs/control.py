@@ -3,11 +3,16 @@
 Control work never waits behind a solve: it is not a Celery task, so no queue
 slot that a search holds can delay it. Any number of control processes may run
 (one per host is a good habit, so that losing a host loses no control); they
-elect one leader through a lock that dies with its holder:
+elect one leader:
 
-- PostgreSQL: a session-level advisory lock on a connection of its own. A
-  killed leader's connection closes, the lock goes with it, and a standby
-  takes over at its next tick.
+- PostgreSQL: a lease row (``ops.Lease``) that the leader renews every third of
+  ``CORELSWEB_LEADER_LEASE_SECONDS`` through a connection of its own, by the
+  database's clock. A standby takes it when it has expired, or at once when
+  the leader's connection is gone from the server (a killed leader's closes).
+  A leader whose host vanished without closing anything (a lost link, a power
+  cut) leaves a half-open connection that the server may keep for hours (an
+  advisory lock on it lived 2 h), but its lease expires all the same. A leader
+  that stops cleanly gives the lease up.
 - SQLite (one machine): an exclusive ``flock`` on ``var/control.lock``.
 
 The leader reconciles every ``CORELSWEB_RECONCILE_SECONDS``; every control
@@ -18,6 +23,8 @@ which the staff queue page shows.
 import fcntl
 import logging
 import threading
+import time
+import uuid
 
 import psycopg
 from django.conf import settings
@@ -28,14 +35,29 @@ from corelsweb.runs import lifecycle, recovery
 
 log = logging.getLogger(__name__)
 
-# pg_advisory_lock key of the control leader ("corelsweb" in ASCII, as an int).
-LOCK_KEY = 0x636F72656C737765
+LEASE = "control"
 
 
-class PostgresLeadership:
-    """Hold the control lock on a PostgreSQL connection of our own."""
+class LeaseLeadership:
+    """Hold the control lease row through a PostgreSQL connection of our own; renew it while this process leads.
 
-    def __init__(self, db):
+    A standby takes the lease when it has expired, or at once when the
+    leader's lease connection is gone from the server (its process died and
+    the connection closed). A half-open connection looks alive to the server:
+    then the expiry decides.
+    """
+
+    ENSURE = (
+        "INSERT INTO ops_lease (name, holder, expires, session) VALUES (%(name)s, '', now(), 0) ON CONFLICT DO NOTHING"
+    )
+    TAKE = """
+        UPDATE ops_lease SET holder = %(me)s, session = pg_backend_pid(),
+            expires = now() + make_interval(secs => %(ttl)s)
+        WHERE name = %(name)s AND (holder = %(me)s OR expires < now()
+            OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ops_lease.session))"""
+    GIVE_UP = "UPDATE ops_lease SET expires = now() - interval '1 second' WHERE name = %(name)s AND holder = %(me)s"
+
+    def __init__(self, db, name):
         self.params = {
             "dbname": db["NAME"],
             "user": db["USER"],
@@ -43,30 +65,40 @@ class PostgresLeadership:
             "host": db["HOST"] or None,
             "port": db["PORT"] or None,
             "connect_timeout": 5,
-            # A leader whose host vanished (no FIN) is noticed within about 20 s.
+            # This process notices within about 20 s that the database went away without a word.
             "keepalives": 1,
             "keepalives_idle": 5,
             "keepalives_interval": 5,
             "keepalives_count": 3,
             **db.get("OPTIONS", {}),
         }
+        # A restarted process with the same pid is someone else.
+        self.args = {"name": LEASE, "me": f"{name}/{uuid.uuid4().hex[:8]}"}
         self.conn, self.held = None, False
 
     def hold(self):
-        """Return True while this process holds the lock (taking it when it is free)."""
+        """Return True while this process holds the lease (taking it when it has expired or its holder is gone)."""
         try:
             if self.conn is None or self.conn.closed:
-                self.conn, self.held = psycopg.connect(autocommit=True, **self.params), False
-            if self.held:
-                self.conn.execute("SELECT 1")
-            else:
-                self.held = self.conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone()[0]
+                self.conn = psycopg.connect(autocommit=True, **self.params)
+                self.conn.execute(self.ENSURE, self.args)
+            ttl = float(settings.CORELSWEB_LEADER_LEASE_SECONDS)
+            self.held = self.conn.execute(self.TAKE, {**self.args, "ttl": ttl}).rowcount == 1
         except psycopg.Error:
-            log.warning("control: lost the database connection of the lock", exc_info=True)
-            self.release()
+            log.warning("control: could not reach the lease", exc_info=True)
+            self.close()
         return self.held
 
     def release(self):
+        """Give the lease up, so that a standby takes over at its next tick."""
+        try:
+            if self.conn is not None and not self.conn.closed:
+                self.conn.execute(self.GIVE_UP, self.args)
+        except psycopg.Error:
+            pass
+        self.close()
+
+    def close(self):
         if self.conn is not None:
             self.conn.close()
         self.conn, self.held = None, False
@@ -94,19 +126,19 @@ class FileLeadership:
         self.file, self.held = None, False
 
 
-def leadership():
+def leadership(name):
     db = settings.DATABASES["default"]
     if "postgresql" in db["ENGINE"]:
-        return PostgresLeadership(db)
+        return LeaseLeadership(db, name)
     return FileLeadership(settings.VAR_DIR / "control.lock")
 
 
-def tick(lead, name):
-    """One pass: take or keep the lock, beat, and reconcile if this process leads; return whether it leads."""
+def tick(lead, name, reconcile=True):
+    """One pass: take or keep the lead, beat, and reconcile if this process leads (and ``reconcile``)."""
     leading = lead.hold()
     try:
         lifecycle.beat(name, "control: leading" if leading else "control: standing by")
-        if leading:
+        if leading and reconcile:
             done = recovery.reconcile()
             log.info("control: reconcile pass by %s: %s", name, done)
     except DatabaseError:
@@ -118,14 +150,18 @@ def tick(lead, name):
 
 
 def run(stop=None, interval=None):
-    """Tick until ``stop`` is set."""
+    """Tick until ``stop`` is set: the lead is renewed every third of the lease, reconciling every ``interval``."""
     stop = stop or threading.Event()
     interval = settings.CORELSWEB_RECONCILE_SECONDS if interval is None else interval
-    lead, name = leadership(), lifecycle.worker_id()
+    step = min(interval, settings.CORELSWEB_LEADER_LEASE_SECONDS / 3)
+    name = lifecycle.worker_id()
+    lead, last_pass = leadership(name), None
     log.info("control: %s started (reconciling every %s s when it leads)", name, interval)
     try:
         while not stop.is_set():
-            tick(lead, name)
-            stop.wait(interval)
+            due = last_pass is None or time.monotonic() - last_pass >= interval
+            if tick(lead, name, reconcile=due) and due:
+                last_pass = time.monotonic()
+            stop.wait(step)
     finally:
         lead.release()

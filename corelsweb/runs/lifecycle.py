@@ -1,4 +1,4 @@
-"""The life of a stored run: send, claim, execute under supervision, finish.
+"""The life of a stored run: send, claim, compile, execute under supervision, finish.
 
 Every change of a run's status after it is created happens here.
 
@@ -7,51 +7,68 @@ Every change of a run's status after it is created happens here.
   message's id on the row, so that the reconciler tells a lost message from a
   waiting one by identity. With the broker down the run stays queued with no
   message id; the user is told, and the reconciler sends it when the broker is back.
-- ``claim(pk, worker)`` makes a queued run running with one conditional UPDATE,
-  or takes over a running run whose holder is gone.
-- ``execute(pk, worker)`` solves the run in a forked child (``solving``) and
-  supervises it from this process: progress, the cancel flag, and the hard time
-  limit, which ends a search that stopped returning as ``failed``, with its best
-  model so far, and never retries it.
+- ``claim_for_message(token, pk, worker)`` is what a worker does with a message:
+  it takes over the message's run if its search is gone, else claims the run it
+  should serve next (``corelsweb.runs.queueing``: the database orders the runs,
+  the broker only wakes the workers). ``claim(pk, worker)`` claims one given run.
+  A claimed run whose kernels this process has not compiled yet is
+  ``compiling``: no attempt is counted and no clock runs until its search starts
+  (``start_search``); a run already compiled is ``running`` at once.
+- ``execute(pk, worker)`` compiles if need be, then solves the run in a forked
+  child (``solving``) and supervises it from this process: progress, the cancel
+  flag, and the hard time limit, which ends a search that stopped returning as
+  ``failed``, with its best model so far, and never retries it. No Celery time
+  limit applies: it could not tell compiling from searching.
 - ``finish(pk, status, …)`` is the one transition to a final status. It takes
   effect once (a conditional UPDATE) and tells the run's regularization path.
+  A worker calls it through ``finish_durably``, which keeps the result through
+  a database outage: it retries with backoff and spools the final state to
+  storage (``storing``); if the database stays away ``CORELSWEB_STORE_RETRY_SECONDS``
+  after that, the worker leaves the run to the spool, which the control loop
+  reads (``recovery.finish_spooled``). Without a spool (its storage is away
+  too) the worker keeps the result and retries for as long as it lives; its
+  message stays unacknowledged until then.
 
-Liveness has one mechanism: each worker process writes its ``WorkerBeat`` row
-every few seconds from a thread (``start_beat``), with the database's clock.
-The solving never runs in that process, so a search that holds the GIL cannot
-silence it. A run's holder is gone when its process is dead (same host: the
-kernel says so) or its beat is stale (any host).
+Liveness (``corelsweb.runs.liveness``): each worker process beats every few
+seconds from a thread, naming the run it executes; a run whose holder is gone,
+or whose holder has moved on, has no live search and is taken over.
 """
 
 import logging
-import os
-import socket
-import threading
 import time
 import traceback as tb
 import uuid
-from datetime import timedelta
 from functools import partial
 
 from celery import current_app
-from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from corelsweb.ops.models import WorkerBeat
-from corelsweb.runs import solving
+from corelsweb.ops import warming
+from corelsweb.runs import liveness, queueing, solving, storing
+from corelsweb.runs.liveness import (  # noqa: F401 - the names other modules know lifecycle by
+    beat,
+    holder_is_gone,
+    host_id,
+    search_is_gone,
+    set_current_run,
+    set_warm_state,
+    start_beat,
+    worker_id,
+)
 from corelsweb.runs.models import Run
-from solver.memory import current_rss
 
 log = logging.getLogger(__name__)
+FIRST_DELAY, MAX_DELAY = 0.5, 10.0  # backoff of the retries to store a final state
 
 EXECUTE_TASK = "corelsweb.runs.tasks.execute_run_task"
 PATH_TASK = "corelsweb.runs.tasks.path_summary_task"
 LIVE_TRACE_POINTS = 600
+task_options = queueing.task_options
 
 
 # Sending -----------------------------------------------------------------------------------------------------------
@@ -69,12 +86,6 @@ def hard_limit_seconds(limits):
     """Return how long a run's search may take before it is stopped from outside: its time limit plus grace."""
     budget = float((limits or {}).get("time_limit") or settings.CORELSWEB_MAX_TIME_LIMIT)
     return budget + settings.CORELSWEB_HARD_LIMIT_GRACE_SECONDS
-
-
-def task_options(run):
-    """Return apply_async options: the run's queue and Celery's time limits, a backstop past our own hard limit."""
-    hard = hard_limit_seconds(run.limits)
-    return {"queue": run.queue, "soft_time_limit": hard + 60, "time_limit": hard + 120}
 
 
 def send(runs):
@@ -98,88 +109,6 @@ def send_now(pk, options):
     return True
 
 
-# Liveness ----------------------------------------------------------------------------------------------------------
-
-
-def host_id():
-    """Return this machine's name in worker identities (``CORELSWEB_HOST_ID``, else the host name)."""
-    return settings.CORELSWEB_HOST_ID or socket.gethostname()
-
-
-def worker_id():
-    """Return this process's identity as recorded on the runs it claims: ``host:pid``."""
-    return f"{host_id()}:{os.getpid()}"
-
-
-_beat_state = {"run": None, "ready": [], "warming": "", "name": None}
-
-
-def set_current_run(pk):
-    _beat_state["run"] = pk
-
-
-def set_warm_state(warm):
-    """Record which algorithms' kernels this process has ready (``corelsweb.ops.warming``); beat it at once."""
-    _beat_state["ready"], _beat_state["warming"] = list(warm["ready"]), warm["warming"]
-    if _beat_state["name"]:
-        try:
-            beat(_beat_state["name"])
-        except Exception:  # the regular beat retries
-            connection.close()
-
-
-def beat(name, queues=None, started=None):
-    """Write this process's beat (with the database's clock): alive, its current run and ready solvers, its load."""
-    fields = {
-        "current_run_id": _beat_state["run"],
-        "load": os.getloadavg()[0],
-        "rss_bytes": current_rss(),
-        "ready": _beat_state["ready"],
-        "warming": _beat_state["warming"],
-    }
-    fields.update({k: v for k, v in (("queues", queues), ("started", started)) if v is not None})
-    if WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields):
-        return
-    fields.setdefault("started", timezone.now())
-    try:
-        with transaction.atomic():
-            WorkerBeat.objects.create(name=name, last_seen=timezone.now(), **fields)
-    except IntegrityError:  # this process's other beat (its thread, or a claim) created it first
-        WorkerBeat.objects.filter(name=name).update(last_seen=Now(), **fields)
-
-
-def start_beat(name, queues):
-    """Start the thread that writes this process's beat every ``CORELSWEB_BEAT_SECONDS``."""
-    started = timezone.now()
-    _beat_state["name"] = name
-
-    def loop():
-        stop = threading.Event()
-        while True:
-            try:
-                beat(name, queues, started)
-            except Exception:  # a database hiccup must not end the beats; the next one retries
-                connection.close()
-            stop.wait(settings.CORELSWEB_BEAT_SECONDS)
-
-    threading.Thread(target=loop, name="worker-beat", daemon=True).start()
-
-
-def holder_is_gone(worker):
-    """Return True when the process that claimed a run can no longer be running it."""
-    host, _, pid = (worker or "").rpartition(":")
-    if host == host_id() and pid.isdigit():
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-    fresh = Now() - timedelta(seconds=settings.CORELSWEB_STALE_SECONDS)
-    return not WorkerBeat.objects.filter(name=worker, last_seen__gte=fresh).exists()
-
-
 # Claiming ----------------------------------------------------------------------------------------------------------
 
 
@@ -190,36 +119,109 @@ def attempts_used_up(attempts):
     )
 
 
-def claim(pk, worker):
-    """Mark run ``pk`` as running for ``worker``; return False if someone else has it.
+def claim_fields(algorithm, worker, token=None):
+    """Return the UPDATE of a claim: ``running`` when this process has the kernels ready, else ``compiling``."""
+    fields = dict(worker=worker, claimed=Now(), version=F("version") + 1, cancel_requested=False)
+    if warming.is_ready(algorithm):
+        fields.update(status=Run.Status.RUNNING, started=Now(), attempts=F("attempts") + 1)
+    else:
+        fields.update(status=Run.Status.COMPILING, started=None)
+    if token:
+        fields["message_id"] = token  # the message this worker holds for it, unacknowledged until it ends
+    return fields
 
-    A queued run is claimed at once. A running run is taken over only when the
-    process that claimed it is gone (a redelivery after that worker died), and
-    only by one claimant: the UPDATE is conditional on the row unchanged.
+
+def claim(pk, worker):
+    """Claim run ``pk`` for ``worker``: a queued run at once, a held one only when its search is gone.
+
+    Return True if claimed. Taking over is conditional on the row unchanged, so only one claimant wins.
     """
-    fields = dict(
-        status=Run.Status.RUNNING,
-        worker=worker,
-        started=timezone.now(),
-        attempts=F("attempts") + 1,
-        version=F("version") + 1,
-        cancel_requested=False,
-    )
-    # A claimant beats before it holds anything, so that no one finds it silent in between.
-    beat(worker)
-    if Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(**fields):
-        return True
-    held = Run.objects.filter(pk=pk, status=Run.Status.RUNNING).values("worker", "attempts").first()
-    if held is None or held["worker"] == worker or not holder_is_gone(held["worker"]):
-        return False
-    if held["attempts"] >= settings.CORELSWEB_MAX_ATTEMPTS:
-        finish(pk, Run.Status.FAILED, error=attempts_used_up(held["attempts"]), holder=held["worker"])
-        return False
-    return (
-        Run.objects.filter(pk=pk, status=Run.Status.RUNNING, worker=held["worker"], attempts=held["attempts"]).update(
-            **fields
+    set_current_run(pk)
+    with transaction.atomic():
+        # A claimant beats before it holds anything, so that no one finds it silent in between.
+        beat(worker)
+        algorithm = Run.objects.filter(pk=pk, status=Run.Status.QUEUED).values_list("algorithm", flat=True).first()
+        if algorithm and Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(**claim_fields(algorithm, worker)):
+            return True
+    return take_over(Run.objects.filter(pk=pk), worker) is not None
+
+
+def take_over(runs, worker):
+    """Claim the first of ``runs`` that is held without a live search (failing one out of attempts); return its pk."""
+    for held in runs.filter(status__in=Run.HELD).exclude(worker=worker):
+        if not search_is_gone(held):
+            continue
+        if held.status == Run.Status.RUNNING and held.attempts >= settings.CORELSWEB_MAX_ATTEMPTS:
+            finish(held.pk, Run.Status.FAILED, error=attempts_used_up(held.attempts), holder=held.worker)
+            continue
+        set_current_run(held.pk)
+        beat(worker)
+        mine = Run.objects.filter(pk=held.pk, status=held.status, worker=held.worker, version=held.version)
+        if mine.update(**claim_fields(held.algorithm, worker)):
+            log.warning("run %s: taken over from %s, whose search is gone", held.pk, held.worker)
+            return held.pk
+    set_current_run(None)
+    return None
+
+
+def claim_for_message(token, pk, worker):
+    """Return the pk of the run ``worker`` takes for message ``token`` (sent for run ``pk``), or None.
+
+    The message's run is taken over if its search is gone (a redelivery after its
+    worker died); otherwise the worker claims the run it should serve next.
+    """
+    taken = take_over(Run.objects.filter(Q(message_id=token) | Q(pk=pk)), worker)
+    return taken if taken is not None else claim_next(token, worker)
+
+
+def claim_next(token, worker):
+    """Claim the queued run this worker should serve next (``queueing``); return its pk, or None when none waits.
+
+    Claims take turns; within its turn a claim waits for no row lock (runs that
+    others are cancelling or queueing again are skipped), so no two claims deadlock.
+    """
+    worker_queues = liveness.queues()
+    for _ in range(3):  # without row locks (SQLite) another worker may win a run: try the next
+        with transaction.atomic():
+            queueing.take_turn()
+            run = queueing.next_run(worker_queues)
+            if run is None:
+                set_current_run(None)
+                return None
+            set_current_run(run.pk)
+            beat(worker)
+            if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
+                **claim_fields(run.algorithm, worker, token)
+            ):
+                owner = (
+                    Run.objects.select_for_update(skip_locked=True)
+                    .filter(status=Run.Status.QUEUED, message_id=token)
+                    .only("pk", "limits")
+                    .first()
+                )
+                if owner is not None:  # the message was sent for another run, which still waits
+                    pass_message(owner, run)
+                return run.pk
+    set_current_run(None)
+    return None
+
+
+def pass_message(owner, taken):
+    """Give ``owner`` (still queued, its message used for ``taken``) ``taken``'s waiting message, or a new one."""
+    if taken.message_id and queueing.message_queue(taken) == queueing.message_queue(owner):
+        Run.objects.filter(pk=owner.pk, status=Run.Status.QUEUED).update(
+            message_id=taken.message_id, message_sent=taken.message_sent
         )
-        == 1
+    else:
+        transaction.on_commit(partial(send_now, owner.pk, task_options(owner)))
+
+
+def start_search(pk, worker):
+    """Move run ``pk`` from compiling to running: its search, its clock and its attempt start; False if not ours."""
+    return bool(
+        Run.objects.filter(pk=pk, status=Run.Status.COMPILING, worker=worker).update(
+            status=Run.Status.RUNNING, started=Now(), attempts=F("attempts") + 1, version=F("version") + 1
+        )
     )
 
 
@@ -234,17 +236,18 @@ def finish(pk, status, *, result=None, error="", traceback="", holder=None, expe
     """
     runs = Run.objects.filter(pk=pk, status__in=expected)
     if holder is not None:
-        runs = runs.filter(status=Run.Status.RUNNING, worker=holder)
+        runs = runs.filter(status__in=Run.HELD, worker=holder)
     fields = dict(
         status=status, error=error, traceback=traceback, finished=timezone.now(), progress={}, version=F("version") + 1
     )
     if result is not None:
         fields.update(result=result, trace=result.get("trace") or {})
-    if not runs.update(**fields):
-        return False
-    path_id = Run.objects.filter(pk=pk).values_list("path_id", flat=True).first()
-    if path_id:
-        transaction.on_commit(partial(send_task, PATH_TASK, (path_id,), queue="short"))
+    with transaction.atomic():  # all or nothing, so that a retry after a lost connection finds the run as it was
+        if not runs.update(**fields):
+            return False
+        path_id = Run.objects.filter(pk=pk).values_list("path_id", flat=True).first()
+        if path_id:
+            transaction.on_commit(partial(send_task, PATH_TASK, (path_id,), queue="short"))
     return True
 
 
@@ -253,26 +256,62 @@ def finish_with_result(pk, result, holder=None):
     return finish(pk, result.status, result=result.to_dict(), holder=holder)
 
 
+def finish_durably(pk, status, *, holder, result=None, error="", traceback=""):
+    """Make run ``pk`` final (``finish``) through database outages; return what ``finish`` returned.
+
+    Returns True, too, when the run was left to the spool (the database stayed away): its result is safe there.
+    """
+    record = {"pk": pk, "holder": holder, "status": status, "result": result, "error": error, "traceback": traceback}
+    delay, spooled_at = FIRST_DELAY, None
+    while True:
+        try:
+            done = finish(pk, status, result=result, error=error, traceback=traceback, holder=holder)
+        except DatabaseError:
+            log.warning("run %s: could not store its final state; retrying in %.1f s", pk, delay, exc_info=True)
+            connection.close()
+        else:
+            if spooled_at is not None:
+                storing.unspool(pk)
+            return done
+        if spooled_at is None and storing.spool(pk, record):
+            spooled_at = time.monotonic()
+        if spooled_at is not None and time.monotonic() - spooled_at > settings.CORELSWEB_STORE_RETRY_SECONDS:
+            log.warning("run %s: the database is still away; its spooled result is left to the control loop", pk)
+            return True
+        time.sleep(delay)
+        delay = min(2 * delay, MAX_DELAY)
+
+
 # Executing ---------------------------------------------------------------------------------------------------------
 
 
 def execute(pk, worker):
-    """Solve claimed run ``pk`` in a child process, supervise it, and finish the run."""
+    """Compile what claimed run ``pk`` needs, solve it in a child process, supervise it, and finish the run."""
     run = Run.objects.select_related("dataset").get(pk=pk)
+    compile_seconds = 0.0
+    if run.status == Run.Status.COMPILING:
+        try:
+            compile_seconds = warming.ensure(run.algorithm)
+        except Exception as e:
+            log.exception("run %s: the %s kernels could not be compiled", pk, run.algorithm)
+            return failed(pk, worker, f"The solver's kernels could not be compiled ({type(e).__name__}).")
+        if not start_search(pk, worker):
+            log.warning("run %s was cancelled or taken over while its kernels compiled", pk)
+            return False
     try:
         job = solving.prepare(run)
     except solving.USER_ERRORS as e:
-        return finish(pk, Run.Status.FAILED, error=str(e), holder=worker)
+        return finish_durably(pk, Run.Status.FAILED, error=str(e), holder=worker)
     except Exception as e:
         log.exception("run %s could not be prepared", pk)
-        return finish(
-            pk,
-            Run.Status.FAILED,
-            error=f"The run could not start: an internal error ({type(e).__name__}).",
-            traceback=tb.format_exc(),
-            holder=worker,
-        )
+        return failed(pk, worker, f"The run could not start: an internal error ({type(e).__name__}).")
+    job.prepared.warm_seconds += compile_seconds
     return Supervisor(run, worker, solving.Child.start(job)).watch()
+
+
+def failed(pk, worker, error):
+    """Fail run ``pk`` with ``error`` and the current exception's traceback (for staff)."""
+    return finish_durably(pk, Run.Status.FAILED, error=error, traceback=tb.format_exc(), holder=worker)
 
 
 class Supervisor:
@@ -287,7 +326,7 @@ class Supervisor:
         self.last_write, self.cancel_sent = 0.0, None
 
     def watch(self):
-        """Return True if the run was finished here (False: someone else took it over)."""
+        """Return True if the run was finished here (or its result spooled); False if someone else took it over."""
         try:
             while True:
                 ended = self._receive(max(0.0, min(self.interval, self.deadline - time.monotonic())))
@@ -295,11 +334,11 @@ class Supervisor:
                     ended = self._check(time.monotonic())
                 if ended is not None:
                     return ended
-        except SoftTimeLimitExceeded:  # Celery's backstop fired in this process
-            self.child.kill()
-            return self._stopped(Run.Status.FAILED, self._too_long())
         finally:
             self.child.kill()
+
+    def _finish(self, status, **fields):
+        return finish_durably(self.pk, status, holder=self.worker, **fields)
 
     def _receive(self, wait):
         try:
@@ -317,9 +356,11 @@ class Supervisor:
         elif kind == "incumbent":
             self.incumbent = message[1]
         elif kind == "done":
-            return finish(self.pk, message[1]["status"], result=message[1], holder=self.worker)
+            self.child.kill()  # it has said all it will; storing may take a while through an outage
+            return self._finish(message[1]["status"], result=message[1])
         elif kind == "error":
-            return finish(self.pk, Run.Status.FAILED, error=message[1], traceback=message[2], holder=self.worker)
+            self.child.kill()
+            return self._finish(Run.Status.FAILED, error=message[1], traceback=message[2])
         return None
 
     def _check(self, now):
@@ -362,7 +403,7 @@ class Supervisor:
         result = None
         if self.incumbent is not None:
             result = {**self.incumbent, "status": result_status, "trace": self.trace}
-        return finish(self.pk, status, result=result, error=error, holder=self.worker)
+        return self._finish(status, result=result, error=error)
 
     def _append(self, point):
         self.point = point

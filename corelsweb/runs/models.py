@@ -9,6 +9,8 @@ class Run(models.Model):
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
+        # Held by a worker that is compiling the solver's kernels: the search (and its time limit) has not started.
+        COMPILING = "compiling", "Waiting for the solver to compile"
         RUNNING = "running", "Running"
         OPTIMAL = "optimal", "Optimal (proved)"
         HEURISTIC = "heuristic", "Finished (heuristic, not proved optimal)"
@@ -18,7 +20,8 @@ class Run(models.Model):
         CANCELLED = "cancelled", "Cancelled"
         FAILED = "failed", "Failed"
 
-    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    HELD = (Status.COMPILING, Status.RUNNING)  # a worker has claimed the run
+    ACTIVE = (Status.QUEUED, *HELD)
     WITH_MODEL = (
         Status.OPTIMAL,
         Status.HEURISTIC,
@@ -51,7 +54,8 @@ class Run(models.Model):
     attempts = models.IntegerField(default=0)
     version = models.IntegerField(default=0)
     created = models.DateTimeField(default=timezone.now, db_index=True)
-    started = models.DateTimeField(null=True, blank=True)
+    claimed = models.DateTimeField(null=True, blank=True)  # a worker took it (database clock)
+    started = models.DateTimeField(null=True, blank=True)  # its search started
     finished = models.DateTimeField(null=True, blank=True)
     # The id of the last message sent for this run, so that the reconciler tells a lost message from a waiting
     # one; blank with message_sent set: the last send found the broker unreachable.
@@ -79,6 +83,12 @@ class Run(models.Model):
     @property
     def has_model(self):
         return self.result is not None
+
+    def compiling_seconds(self):
+        """Return how long the run's worker has been compiling its kernels (None unless it is)."""
+        if self.status != self.Status.COMPILING or self.claimed is None:
+            return None
+        return max(0.0, (timezone.now() - self.claimed).total_seconds())
 
     def elapsed_seconds(self):
         if self.started is None:

@@ -2,7 +2,9 @@
 
 The database is the source of truth. ``reconcile`` (run every
 ``CORELSWEB_RECONCILE_SECONDS`` by the control loop, ``corelsweb.runs.control``)
-puts back to the queue every running run whose holder is gone, and re-sends
+makes final every run whose result was spooled while the database was away
+(``corelsweb.runs.storing``), puts back to the queue every held run without a
+live search (its holder is gone, or has moved on), and re-sends
 every queued run whose message is not waiting in the broker (a restarted Redis
 keeps nothing; a submission while the broker was down sent nothing; a worker
 killed after taking a message holds it unacked for the visibility timeout).
@@ -23,7 +25,7 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from corelsweb.runs import lifecycle
+from corelsweb.runs import lifecycle, storing
 from corelsweb.runs.models import Run
 
 log = logging.getLogger(__name__)
@@ -31,21 +33,26 @@ CHUNK = 1000
 
 
 def requeue_orphans():
-    """Queue again the running runs whose holder is gone (or fail those out of attempts); return how many moved."""
+    """Queue again the held runs without a live search (or fail those out of attempts); return how many moved.
+
+    A run is orphaned when its holder is gone, and also when its holder lives
+    but has moved on: its task ended without making the run final.
+    """
     count = 0
-    for run in Run.objects.filter(status=Run.Status.RUNNING).only("pk", "worker", "attempts", "queue", "limits"):
-        if not lifecycle.holder_is_gone(run.worker):
+    fields = ("pk", "worker", "attempts", "queue", "limits", "status", "claimed", "version")
+    for run in Run.objects.filter(status__in=Run.HELD).only(*fields):
+        if not lifecycle.search_is_gone(run):
             continue
-        if run.attempts >= settings.CORELSWEB_MAX_ATTEMPTS:
+        if run.status == Run.Status.RUNNING and run.attempts >= settings.CORELSWEB_MAX_ATTEMPTS:
             lifecycle.finish(
                 run.pk, Run.Status.FAILED, error=lifecycle.attempts_used_up(run.attempts), holder=run.worker
             )
             continue
-        moved = Run.objects.filter(
-            pk=run.pk, status=Run.Status.RUNNING, worker=run.worker, attempts=run.attempts
-        ).update(status=Run.Status.QUEUED, message_id="", version=F("version") + 1)
+        moved = Run.objects.filter(pk=run.pk, status=run.status, worker=run.worker, version=run.version).update(
+            status=Run.Status.QUEUED, message_id="", version=F("version") + 1
+        )
         if moved:
-            log.warning("run %s: its worker %s is gone; queued again", run.pk, run.worker)
+            log.warning("run %s: no live search holds it (worker %s); queued again", run.pk, run.worker)
             lifecycle.send([run])
             count += 1
     return count
@@ -131,6 +138,25 @@ def broker_overview():
     }
 
 
+def finish_spooled():
+    """Make final every run whose final state waits in the spool; return how many were made final here."""
+    count = 0
+    for pk in storing.spooled():
+        record = storing.read_spool(pk)
+        if record is None:
+            continue
+        fields = {k: record.get(k) or "" for k in ("error", "traceback")}
+        if lifecycle.finish(pk, record["status"], result=record.get("result"), **fields):
+            log.warning("run %s: made final from its spooled result", pk)
+            count += 1
+        storing.unspool(pk)
+    return count
+
+
 def reconcile():
-    """Run both recoveries; return what each did."""
-    return {"requeued_orphans": requeue_orphans(), "resent_lost": resend_lost()}
+    """Run every recovery (spooled results first: a run whose result waits there needs no new search)."""
+    return {
+        "finished_spooled": finish_spooled(),
+        "requeued_orphans": requeue_orphans(),
+        "resent_lost": resend_lost(),
+    }

@@ -75,10 +75,9 @@ def retry_run(run):
 
 
 def cancel_run(run):
-    """Cancel a queued run at once; ask a running one to stop (it keeps its best model)."""
-    if lifecycle.finish(
-        run.pk, Run.Status.CANCELLED, error="Cancelled before it started.", expected=(Run.Status.QUEUED,)
-    ):
+    """Cancel a queued (or still compiling) run at once; ask a running one to stop (it keeps its best model)."""
+    before_search = (Run.Status.QUEUED, Run.Status.COMPILING)
+    if lifecycle.finish(run.pk, Run.Status.CANCELLED, error="Cancelled before it started.", expected=before_search):
         return
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True, version=F("version") + 1)
 

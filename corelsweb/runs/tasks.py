@@ -4,23 +4,35 @@ Callers send these by name (``lifecycle.send_task``) and never import this modul
 """
 
 from celery import shared_task
+from django.conf import settings
 
 from corelsweb.runs import lifecycle, paths
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def execute_run_task(run_pk):
-    """Claim run ``run_pk`` (a no-op if a live worker has it) and execute it under supervision."""
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def execute_run_task(self, run_pk):
+    """Claim the run this worker should serve next (or take over ``run_pk``'s) and execute it under supervision.
+
+    Eagerly (no broker: tests) the message's own run is claimed, as there is no queue to keep in order.
+    """
     worker = lifecycle.worker_id()
-    lifecycle.set_current_run(run_pk)  # named in the beat that the claim writes
     try:
-        if lifecycle.claim(run_pk, worker):
-            lifecycle.execute(run_pk, worker)
+        if self.request.is_eager:
+            taken = run_pk if lifecycle.claim(run_pk, worker) else None
+        else:
+            taken = lifecycle.claim_for_message(self.request.id, run_pk, worker)
+        if taken is not None:
+            lifecycle.execute(taken, worker)
     finally:
         lifecycle.set_current_run(None)
 
 
-@shared_task(acks_late=True)
+# Celery's time limits are a backstop for this quick task only; a run's own limits are its supervisor's.
+@shared_task(
+    acks_late=True,
+    soft_time_limit=settings.CORELSWEB_MAX_TIME_LIMIT + 60,
+    time_limit=settings.CORELSWEB_MAX_TIME_LIMIT + 180,
+)
 def path_summary_task(path_pk):
     """Summarise a path whose cells are all final (CART baseline, λ choice, refit), or complete it after its refit."""
     paths.cell_finished(path_pk)

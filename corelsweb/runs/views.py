@@ -1,3 +1,5 @@
+import zlib
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 
@@ -13,7 +15,7 @@ from corelsweb.figures import bound_trace_figure, model_figure, panels_for_resul
 from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import frontier_figure, path_figure
 from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
-from corelsweb.ops.warming import algorithm_readiness, run_wait_note
+from corelsweb.ops.warming import algorithm_readiness, queue_place, run_wait_note
 from corelsweb.runs import metric_table, services
 from corelsweb.runs.objectives import objective_words
 from corelsweb.figures.tree import tree_figure, tree_rule_lines
@@ -134,6 +136,7 @@ def detail(request, pk):
         run=run,
         share_links=run.share_links.all(),
         wait_note=run_wait_note(run) if run.is_active else "",
+        queue_place=queue_place(run),
         live_trace=bound_trace_figure(run.trace) if run.is_active else None,
     )
     if run.algorithm == "rashomon":
@@ -187,12 +190,13 @@ def rashomon_optimal_run(request, pk):
     return redirect(new)
 
 
-def progress_payload(run, since, template_ctx):
-    """Return the JSON of the polling endpoint: unchanged, or status HTML and live trace."""
-    if since == str(run.version):
+def progress_payload(run, since, template_ctx, stamp=None):
+    """Return the JSON of the polling endpoint: unchanged (same ``stamp``), or status HTML and live trace."""
+    stamp = stamp or str(run.version)
+    if since == stamp:
         return {"unchanged": True}
     return {
-        "version": run.version,
+        "version": stamp,
         "status": run.status,
         "active": run.is_active,
         "html": render_to_string("runs/_status.html", template_ctx),
@@ -204,7 +208,10 @@ def progress_payload(run, since, template_ctx):
 def progress(request, pk):
     run = services.get_run_for_user(request, pk)
     note = run_wait_note(run) if run.is_active else ""
-    return JsonResponse(progress_payload(run, request.GET.get("v"), {"run": run, "wait_note": note}))
+    ctx = {"run": run, "wait_note": note, "queue_place": queue_place(run)}
+    # A queued run's place changes as others start, without a change to the run itself.
+    stamp = f"{run.version}-{zlib.crc32(ctx['queue_place'].encode())}" if ctx["queue_place"] else None
+    return JsonResponse(progress_payload(run, request.GET.get("v"), ctx, stamp))
 
 
 @login_required

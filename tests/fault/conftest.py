@@ -1,4 +1,7 @@
-"""A private Redis server that fault tests may stop and restart without touching the shared one."""
+"""Servers that fault tests may stop, restart or cut off without touching the shared ones.
+
+A private Redis, an S3 server (moto), and ``network``: worker "hosts" in network namespaces (``hosts.py``).
+"""
 
 import os
 import shutil
@@ -10,7 +13,8 @@ import time
 import boto3
 import pytest
 
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, require_real_services
+from tests.fault import hosts
 
 
 def free_port():
@@ -143,3 +147,58 @@ def s3(settings):
     settings.STORAGES = {**settings.STORAGES, "default": entry}
     yield server, "corelsweb-test", env
     server.stop()
+
+
+@pytest.fixture
+def network(tmp_path, transactional_db, settings):
+    """The bridge and its services; yields (network, the hosts' environment)."""
+    require_real_services()
+    from corelsweb.celery import app
+
+    original = app.conf.broker_url
+    net = hosts.Network(tmp_path)
+    try:
+        redis_port = hosts.free_port("127.0.0.1")
+        net.serve(
+            "redis",
+            [
+                "redis-server",
+                "--port",
+                str(redis_port),
+                "--bind",
+                "127.0.0.1",
+                net.gateway,
+                # Listening on loopback and the test's own bridge only.
+                "--protected-mode",
+                "no",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+        )
+        hosts.wait_port("127.0.0.1", redis_port)
+        db = settings.DATABASES["default"]
+        pg_port = net.forward("postgres", hosts.free_port(net.gateway), f"{db['HOST']}:{db['PORT']}")
+        s3 = S3Server(host=net.gateway)
+        net.services.append(s3.process)
+        entry, s3_env = s3_storage(s3, "corelsweb-hosts")
+        settings.STORAGES = {**settings.STORAGES, "default": entry}
+        point_celery_at(f"redis://127.0.0.1:{redis_port}/0")
+        broker = f"redis://{net.gateway}:{redis_port}/0"
+        env = {
+            **os.environ,
+            **s3_env,
+            "DATABASE_URL": f"postgres://{db['USER']}@{net.gateway}:{pg_port}/{db['NAME']}",
+            "CELERY_BROKER_URL": broker,
+            "REDIS_URL": broker,
+            "CORELSWEB_BEAT_SECONDS": "1",
+            "CORELSWEB_STALE_SECONDS": "5",
+            "CORELSWEB_RECONCILE_SECONDS": "1",
+            "CORELSWEB_WARM_SOLVERS": "0",
+        }
+        env.pop("CORELSWEB_HOST_ID", None)
+        yield net, env
+    finally:
+        point_celery_at(original)
+        net.close()

@@ -188,6 +188,10 @@ class Host:
     def pids(self):
         return [int(p) for p in sh("ip", "netns", "pids", self.netns, check=False).stdout.split()]
 
+    def cut(self):
+        """Take this host's link down: from now on nothing it sends arrives, not even a FIN or a reset."""
+        sh("ip", "link", "set", self.veth, "down")
+
     def kill(self):
         """Kill every process of this host at once, as a machine that loses power."""
         for pid in self.pids():

@@ -75,8 +75,12 @@ def test_a_lost_message_is_resent_whatever_else_the_broker_holds(
         raw = next(m for m in client.lrange("short", 0, -1) if lost.message_id.encode() in m)
         assert client.lrem("short", 1, raw) == 1  # the broker lost this one message
     settings.CORELSWEB_RECONCILE_SECONDS = 0
-    assert recovery.reconcile() == {"requeued_orphans": 0, "resent_lost": 1}
-    assert recovery.reconcile() == {"requeued_orphans": 0, "resent_lost": 0}  # re-sent once, now it waits
+    assert recovery.reconcile() == {"finished_spooled": 0, "requeued_orphans": 0, "resent_lost": 1}
+    assert recovery.reconcile() == {
+        "finished_spooled": 0,
+        "requeued_orphans": 0,
+        "resent_lost": 0,
+    }  # re-sent once, now it waits
     worker = WorkerProcess("drains", extra_env=on(private_redis)).wait_ready()
     try:
         for run in queued:
@@ -114,7 +118,7 @@ def test_a_killed_workers_unacknowledged_leftover_is_not_counted_as_work(
         broker = recovery.broker_overview()
         assert broker == {"waiting": {"short": 0, "long": 0}, "held": 0, "leftovers": 1}, broker
         settings.CORELSWEB_RECONCILE_SECONDS = 0
-        assert recovery.reconcile() == {"requeued_orphans": 0, "resent_lost": 0}
+        assert recovery.reconcile() == {"finished_spooled": 0, "requeued_orphans": 0, "resent_lost": 0}
         assert Run.objects.get(pk=run.pk).attempts == run.attempts  # it ran to its end exactly once
         staff = get_user_model().objects.create_user("sam", password="sam-password-123", is_staff=True)
         client.force_login(staff)

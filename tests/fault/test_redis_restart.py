@@ -40,6 +40,6 @@ def test_runs_queued_across_a_redis_restart_are_not_lost(transactional_db, media
         for r in runs:
             done = wait_for_run(r.pk, timeout=60)
             assert done.status == Run.Status.HEURISTIC and done.attempts == 1
-        assert recovery.reconcile() == {"requeued_orphans": 0, "resent_lost": 0}
+        assert recovery.reconcile() == {"finished_spooled": 0, "requeued_orphans": 0, "resent_lost": 0}
     finally:
         worker.stop()

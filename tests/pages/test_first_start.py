@@ -17,16 +17,17 @@ def test_the_run_command_starts_the_server_without_compiling_the_solvers():
     assert 'call_command("warm")' not in source
 
 
-def test_warming_reports_each_algorithm_as_it_becomes_ready():
+def test_warming_reports_each_algorithm_as_it_becomes_ready(monkeypatch):
     from corelsweb.ops import warming
 
+    monkeypatch.setattr(warming, "_state", {"ready": [], "warming": []})  # a fresh worker process
     states = []
     seconds = warming.warm_all(
-        report=lambda s: states.append((list(s["ready"]), s["warming"])), names=["corels", "cart"]
+        report=lambda s: states.append((list(s["ready"]), list(s["warming"]))), names=["corels", "cart"]
     )
     assert list(seconds) == ["cart", "corels"]  # cheapest first
-    assert states[0] == ([], "cart") and states[-1] == (["cart", "corels"], "")
-    assert (["cart"], "corels") in states
+    assert states[0] == ([], ["cart"]) and states[-1] == (["cart", "corels"], [])
+    assert (["cart"], ["corels"]) in states
 
 
 def beat(name, ready, warming_now=""):
@@ -55,9 +56,10 @@ def test_a_run_waiting_for_its_kernels_says_so_and_starts_by_itself(alice_client
     queued = make_run(alice, algorithm="streed")
     page = alice_client.get(queued.get_absolute_url()).content.decode()
     assert 'id="wait-note"' in page and "still compiling" in page and "starts by itself" in page
-    running = make_run(alice, algorithm="streed", status=Run.Status.RUNNING, worker="host:1")
-    data = alice_client.get(f"/runs/{running.pk}/progress.json").json()
-    assert "compiling the" in data["html"] and "starts by itself" in data["html"]
+    compiling = make_run(alice, algorithm="streed", status=Run.Status.COMPILING, worker="host:1")
+    data = alice_client.get(f"/runs/{compiling.pk}/progress.json").json()
+    assert "compiling the" in data["html"] and "start by themselves" in data["html"]
+    assert "compiled so far: CART" in data["html"] and ">Running<" not in data["html"]
     ready = make_run(alice, algorithm="cart")
     assert 'id="wait-note"' not in alice_client.get(ready.get_absolute_url()).content.decode()
 

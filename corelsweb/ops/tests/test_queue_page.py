@@ -47,3 +47,23 @@ def test_staff_can_cancel_and_requeue(client, alice, eager_celery, django_captur
         client.post(reverse("ops-requeue", args=[failed.pk]))
     new = Run.objects.exclude(pk__in=[failed.pk, queued.pk]).get()
     assert new.status == Run.Status.HEURISTIC and new.params == failed.params
+
+
+def test_the_queue_counts_agree_whatever_messages_the_broker_holds(client, alice, settings):
+    # Found by trying the app: "long 5 waiting" (messages in the broker) beside "queued runs 4" (the database).
+    from tests.conftest import purge_queue
+
+    purge_queue()
+    try:
+        for queue in ("short", "long", "long"):
+            make_run(alice, status=Run.Status.QUEUED, queue=queue)
+        make_run(alice, status=Run.Status.COMPILING, queue="long", worker="host:5", claimed=timezone.now())
+        final = make_run(alice, status=Run.Status.FAILED, queue="long")
+        # A message for a run that is no longer queued (a retry's duplicate, a cancelled run's message).
+        lifecycle.send_task(lifecycle.EXECUTE_TASK, (final.pk,), queue="long")
+        page = staff_client(client).get(reverse("ops-queue")).content.decode()
+        assert 'id="count-queued">3<' in page and 'id="count-compiling">1 ' in page and 'id="count-running">0<' in page
+        assert 'id="queue-short">1 run waiting' in page and 'id="queue-long">2 runs waiting' in page
+        assert "(1 message in the broker)" in page  # the long queue's one message, told apart from its runs
+    finally:
+        purge_queue()

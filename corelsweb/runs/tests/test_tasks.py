@@ -5,12 +5,13 @@ import time
 from datetime import timedelta
 from unittest import mock
 
-from django.utils import timezone
-
+import pytest
 from django.core.files.base import ContentFile
+from django.utils import timezone
 
 from conftest import shared_dataset
 from corelsweb.datasets.services import create_dataset
+from corelsweb.ops import warming
 from corelsweb.ops.models import WorkerBeat
 from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
@@ -19,12 +20,44 @@ from solver import registry
 from tests.factories import make_dataset, make_run
 
 
-def test_it_claims_a_run_only_once(alice):
+@pytest.fixture
+def cold(monkeypatch):
+    """This process as a worker that has compiled no kernels yet."""
+    monkeypatch.setattr(warming, "_state", {"ready": [], "warming": []})
+
+
+def test_it_claims_a_run_only_once_and_counts_an_attempt_only_when_its_search_starts(alice, cold):
     run = make_run(alice)
     assert lifecycle.claim(run.pk, "w1")
     assert not lifecycle.claim(run.pk, "w2")
     run.refresh_from_db()
-    assert run.worker == "w1" and run.attempts == 1 and run.status == Run.Status.RUNNING
+    assert run.worker == "w1" and run.status == Run.Status.COMPILING
+    assert run.attempts == 0 and run.started is None and run.claimed is not None
+    assert lifecycle.start_search(run.pk, "w1") and not lifecycle.start_search(run.pk, "w2")
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING and run.attempts == 1 and run.started is not None
+
+
+def test_a_worker_with_the_kernels_ready_starts_the_search_at_once(alice, monkeypatch):
+    monkeypatch.setattr(warming, "_state", {"ready": ["cart"], "warming": []})
+    run = make_run(alice)
+    assert lifecycle.claim(run.pk, "w1")
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING and run.attempts == 1 and run.started is not None
+
+
+def test_a_run_whose_worker_died_while_compiling_is_queued_again_without_using_an_attempt(
+    alice, settings, django_capture_on_commit_callbacks
+):
+    from corelsweb.runs import recovery
+
+    # Its earlier searches were killed twice more than a compile: the third worker died while compiling.
+    attempts = settings.CORELSWEB_MAX_ATTEMPTS
+    run = make_run(alice, status=Run.Status.COMPILING, worker=dead_worker(), attempts=attempts)
+    with django_capture_on_commit_callbacks():
+        assert recovery.requeue_orphans() == 1
+    run.refresh_from_db()
+    assert run.status == Run.Status.QUEUED and run.attempts == attempts and not run.error
 
 
 def live_worker():
@@ -123,6 +156,9 @@ def test_progress_reaches_the_row_and_a_cancel_reaches_the_search(alice, eager_c
         roles=dict(dataset.roles),
     )
     assert lifecycle.claim(run.pk, lifecycle.worker_id())
+    warming.ensure("corels")
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.COMPILING)  # whether or not this process had them
+    assert lifecycle.start_search(run.pk, lifecycle.worker_id())
     job = lifecycle.solving.prepare(run)
     supervisor = lifecycle.Supervisor(run, lifecycle.worker_id(), lifecycle.solving.Child.start(job))
     while not Run.objects.get(pk=run.pk).trace.get("nodes"):

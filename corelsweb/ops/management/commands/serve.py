@@ -32,10 +32,11 @@ class Command(BaseCommand):
         # and the pages show which algorithms are ready; a run sent earlier waits on its worker and starts by itself.
         python = sys.executable
         celery = [python, "-m", "celery", "-A", "corelsweb", "worker", "--loglevel=INFO"]
-        # One worker per queue, so that a long search never blocks quick ones, and the
-        # control loop (reconciling runs) in a process of its own that no solve can hold up.
+        # One worker per queue, so that a long search never blocks quick ones (the long queue's worker serves long
+        # runs first, then short ones: corelsweb.runs.queueing), and the control loop (reconciling runs) in a
+        # process of its own that no solve can hold up.
         short = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "short", "-n", "short@%h"])
-        long = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "long", "-n", "long@%h"])
+        long = subprocess.Popen(celery + [f"--concurrency={concurrency}", "-Q", "long,short", "-n", "long@%h"])
         control = subprocess.Popen([python, "-m", "django", "control"])
         web = subprocess.Popen(
             [

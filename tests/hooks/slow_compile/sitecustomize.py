@@ -1,0 +1,24 @@
+"""Test-only: each algorithm's first compile in a process takes ``CORELSWEB_TEST_SLOW_COMPILE_SECONDS`` longer.
+
+Python imports this module at start-up when ``tests/hooks/slow_compile`` is on
+``PYTHONPATH``, which only the worker processes that a test starts have. It
+wraps ``solver.api.warm`` from outside: no production module knows of it.
+With the variable unset or 0 it does nothing.
+"""
+
+import os
+import time
+
+SECONDS = float(os.environ.get("CORELSWEB_TEST_SLOW_COMPILE_SECONDS") or 0)
+
+if SECONDS > 0:
+    from solver import api, registry
+
+    _warm = api.warm
+
+    def warm(algorithm):
+        if registry.get(algorithm).search_module not in api._warm_modules:
+            time.sleep(SECONDS)  # a compile as slow as a fresh numba cache on a busy machine
+        return _warm(algorithm)
+
+    api.warm = warm
