@@ -283,6 +283,8 @@ if os.environ.get("REDIS_URL"):
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             "KEY_PREFIX": "corelsweb",
+            # A Redis that is down or unreachable answers within seconds: the rate limits then count elsewhere.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:
