@@ -30,8 +30,55 @@ def _y_range(data):
     return {"range": [ys[0] - pad, ys[0] + pad]}
 
 
+def gap_points(trace):
+    """Return (seconds, relative gap) where both bounds are known: (upper − lower) / upper, as ``Result.gap``."""
+    xs, ys = [], []
+    for t, lower, upper in zip(trace.get("elapsed", []), trace.get("lower_bound", []), trace.get("upper_bound", [])):
+        if t is None or lower is None or upper is None:
+            continue
+        xs.append(t)
+        ys.append(max(0.0, (upper - lower) / upper) if upper > 0 else 0.0)
+    return xs, ys
+
+
+def _gap_series(trace):
+    """Return the gap as a step line on its own axis (y2), where a gap of a few per cent is plain to see."""
+    xs, ys = gap_points(trace)
+    return {
+        "type": "scatter",
+        "x": xs,
+        "y": ys,
+        "name": "Gap (upper − lower) / upper",
+        "xaxis": "x",
+        "yaxis": "y2",
+        "mode": "lines+markers",
+        "line": {"shape": "hv", "color": "#495057", "width": 2},
+        "marker": {"size": 4 if len(xs) > 3 else 9},
+        "fill": "tozeroy",
+        "fillcolor": "rgba(73, 80, 87, 0.12)",
+        "hovertemplate": "gap %{y:.2%} at %{x:.2f}s<extra></extra>",
+    }
+
+
+def _gap_axis(gap):
+    top = max(gap["y"] or [0.0])
+    words = f"gap {gap['y'][-1]:.1%}" if gap["y"] else "gap"
+    return {
+        "domain": [0, 0.27],
+        "title": {"text": words},
+        "tickformat": ".1~%",
+        "range": [0, top * 1.15 if top > 0 else 0.01],
+        "gridcolor": "#eee",
+        "rangemode": "tozero",
+    }
+
+
 def bound_trace_figure(trace, title=None):
-    """Return a figure of lower and upper bound against elapsed seconds (step lines)."""
+    """Return a figure of lower and upper bound against elapsed seconds (step lines), and their gap below.
+
+    Bounds of 0.300 and 0.285 look like one line on an objective axis; the gap panel under them has its own
+    axis from 0 to the largest gap, so a gap of a few per cent, and how it closed, can be read.
+    """
     data = []
     for key, name, color in (
         ("upper_bound", "Upper bound (best model so far)", UPPER_COLOR),
@@ -50,13 +97,22 @@ def bound_trace_figure(trace, title=None):
                 "hovertemplate": "%{y:.6f} at %{x:.2f}s<extra>" + name + "</extra>",
             }
         )
+    gap = _gap_series(trace)
     layout = base_layout(
-        height=320,
-        xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee"},
-        yaxis={"title": {"text": "objective"}, "gridcolor": "#eee", "tickformat": ".5~g", **_y_range(data)},
+        height=420,
+        xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee", "anchor": "y2"},
+        yaxis={
+            "domain": [0.37, 1],
+            "title": {"text": "objective"},
+            "gridcolor": "#eee",
+            "tickformat": ".5~g",
+            **_y_range(data),
+        },
+        yaxis2=_gap_axis(gap),
         legend=LEGEND_ABOVE,
         margin={"l": 60, "r": 20, "t": 50, "b": 45},
     )
+    data.append(gap)
     if title:
         layout["title"] = {"text": title, "font": {"size": 14}}
     return figure(data, layout)

@@ -12,7 +12,7 @@
       // The server drew the axes for the points it had (none before the search starts): follow the new ones,
       // as corelsweb/figures/trace.py does (x from 0 past the last point; a flat line gets a band around it).
       var xs = [], ys = [];
-      div.data.forEach(function (series) { xs = xs.concat(series.x); ys = ys.concat(series.y); });
+      div.data.slice(0, 2).forEach(function (series) { xs = xs.concat(series.x); ys = ys.concat(series.y); });
       var last = xs.length ? Math.max.apply(null, xs) : 0;
       div.layout.xaxis.range = [0, last > 0 ? last * 1.05 : 0.001];
       div.layout.xaxis.autorange = false;
@@ -25,13 +25,31 @@
         delete div.layout.yaxis.range;
         div.layout.yaxis.autorange = true;
       }
+      var gap = div.data[2];
+      if (gap && div.layout.yaxis2) {
+        var top = gap.y.length ? Math.max.apply(null, gap.y) : 0;
+        div.layout.yaxis2.range = [0, top > 0 ? top * 1.15 : 0.01];
+        div.layout.yaxis2.title.text = gap.y.length ? "gap " + (100 * gap.y[gap.y.length - 1]).toFixed(1) + "%" : "gap";
+      }
+    }
+
+    function gapSeries(trace) {
+      // (upper - lower) / upper where both are known, as corelsweb/figures/trace.py's gap_points.
+      var xs = [], ys = [];
+      (trace.elapsed || []).forEach(function (t, k) {
+        var lower = (trace.lower_bound || [])[k], upper = (trace.upper_bound || [])[k];
+        if (lower === null || lower === undefined || upper === null || upper === undefined) { return; }
+        xs.push(t);
+        ys.push(upper > 0 ? Math.max(0, (upper - lower) / upper) : 0);
+      });
+      return { x: xs, y: ys };
     }
 
     function updateTrace(trace) {
       var div = document.getElementById("live-trace");
       if (!trace || !div || !window.Plotly || !div.data) { return; }
       var keys = ["upper_bound", "lower_bound"];
-      div.data.forEach(function (series, i) {
+      div.data.slice(0, 2).forEach(function (series, i) {
         var xs = [], ys = [];
         (trace.elapsed || []).forEach(function (t, k) {
           var v = (trace[keys[i]] || [])[k];
@@ -39,6 +57,10 @@
         });
         series.x = xs; series.y = ys;
       });
+      if (div.data[2]) {
+        var gap = gapSeries(trace);
+        div.data[2].x = gap.x; div.data[2].y = gap.y;
+      }
       fitAxes(div);
       if ((trace.elapsed || []).length && div.classList.contains("waiting")) {
         // The first points: show the chart (no empty axes while the run waits for its worker).
