@@ -1,6 +1,7 @@
 """Creating datasets from uploads, checking their roles, previewing and binarizing them."""
 
 import dataclasses
+import hashlib
 import io
 from datetime import timedelta
 
@@ -113,6 +114,35 @@ def create_dataset(owner, name, uploaded, original_filename="", roles=None, sour
         dataset.file.delete(save=False)
         raise
     return dataset
+
+
+def _digest(f):
+    """Return the SHA-256 of an open file (or uploaded file), read in chunks."""
+    h = hashlib.sha256()
+    f.seek(0)
+    for chunk in iter(lambda: f.read(2**20), b""):
+        h.update(chunk)
+    f.seek(0)
+    return h.hexdigest()
+
+
+def find_same_file(owner, uploaded):
+    """Return the owner's dataset whose stored file has exactly the bytes of ``uploaded``, or None.
+
+    Only files of the same size are read (and hashed), so an upload costs one extra pass at most.
+    """
+    candidates = list(owner.datasets.filter(size_bytes=uploaded.size).order_by("created"))
+    if not candidates:
+        return None
+    digest = _digest(uploaded)
+    for dataset in candidates:
+        try:
+            with dataset.file.storage.open(dataset.file.name, "rb") as f:
+                if _digest(f) == digest:
+                    return dataset
+        except OSError:  # a stored file gone missing is no duplicate
+            continue
+    return None
 
 
 def _starts_with(uploaded, magic):

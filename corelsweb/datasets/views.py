@@ -31,6 +31,9 @@ def upload(request):
     )
     if request.method == "POST" and form.is_valid():
         uploaded = form.cleaned_data["file"]
+        same = None if form.cleaned_data["keep_copy"] else services.find_same_file(request.user, uploaded)
+        if same is not None:
+            return already_uploaded(request, same)
         try:
             services.check_upload_size(uploaded)
             services.check_upload_allowed(request.user, uploaded.size)
@@ -45,6 +48,16 @@ def upload(request):
             return redirect(dataset)
     ctx = {"form": form, "sample_form": SampleForm(), "samples": SAMPLES.values()}
     return render(request, "datasets/upload.html", ctx, status=400 if form.errors else 200)
+
+
+def already_uploaded(request, dataset):
+    """Open the dataset that holds the same file, saying that nothing was stored twice."""
+    messages.info(
+        request,
+        f"You uploaded this file before, as “{dataset.name}” on {dataset.created:%Y-%m-%d %H:%M} UTC; nothing was "
+        "stored twice, here it is. To keep a second copy, tick “Keep a second copy” and upload it again.",
+    )
+    return redirect(dataset)
 
 
 @login_required

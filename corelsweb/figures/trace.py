@@ -1,5 +1,7 @@
 """The search's lower and upper bounds closing over time."""
 
+import math
+
 from corelsweb.figures.common import LOWER_COLOR, UPPER_COLOR, base_layout, figure
 
 
@@ -42,35 +44,48 @@ def gap_points(trace):
 
 
 def _gap_series(trace):
-    """Return the gap as a step line on its own axis (y2), where a gap of a few per cent is plain to see."""
+    """Return the gap as a step line on its own log axis (y2), where 5 % and 50 % are both plain to see.
+
+    A gap of 0 (proved) has no place on a log axis: the line ends there and the axis title says so.
+    """
     xs, ys = gap_points(trace)
+    shown = [(x, y) for x, y in zip(xs, ys) if y > 0]
     return {
         "type": "scatter",
-        "x": xs,
-        "y": ys,
+        "x": [x for x, _ in shown],
+        "y": [y for _, y in shown],
         "name": "Gap (upper − lower) / upper",
         "xaxis": "x",
         "yaxis": "y2",
         "mode": "lines+markers",
         "line": {"shape": "hv", "color": "#495057", "width": 2},
-        "marker": {"size": 4 if len(xs) > 3 else 9},
-        "fill": "tozeroy",
-        "fillcolor": "rgba(73, 80, 87, 0.12)",
+        "marker": {"size": 4 if len(shown) > 3 else 9},
         "hovertemplate": "gap %{y:.2%} at %{x:.2f}s<extra></extra>",
+        "meta": {"final_gap": ys[-1] if ys else None},
     }
+
+
+def gap_axis_title(final):
+    """Return the gap axis' title: the gap at the end, or that it closed."""
+    if final is None:
+        return "gap"
+    return "gap 0: proved" if final <= 0 else f"gap {final:.1%}"
 
 
 def _gap_axis(gap):
-    top = max(gap["y"] or [0.0])
-    words = f"gap {gap['y'][-1]:.1%}" if gap["y"] else "gap"
-    return {
+    ys = gap["y"] or [0.01]
+    low, high = math.log10(min(ys)), math.log10(max(ys))
+    axis = {
         "domain": [0, 0.27],
-        "title": {"text": words},
+        "type": "log",
+        "title": {"text": gap_axis_title(gap["meta"]["final_gap"])},
         "tickformat": ".1~%",
-        "range": [0, top * 1.15 if top > 0 else 0.01],
+        "range": [low - 0.15, high + 0.15],
         "gridcolor": "#eee",
-        "rangemode": "tozero",
     }
+    if high - low > 0.5:
+        axis["dtick"] = "D2"  # 1, 2, 5 a decade: plotly's default labels every digit, crowded
+    return axis
 
 
 def bound_trace_figure(trace, title=None):

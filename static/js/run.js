@@ -27,9 +27,12 @@
       }
       var gap = div.data[2];
       if (gap && div.layout.yaxis2) {
-        var top = gap.y.length ? Math.max.apply(null, gap.y) : 0;
-        div.layout.yaxis2.range = [0, top > 0 ? top * 1.15 : 0.01];
-        div.layout.yaxis2.title.text = gap.y.length ? "gap " + (100 * gap.y[gap.y.length - 1]).toFixed(1) + "%" : "gap";
+        // A log axis around the positive gaps, titled with the last one, as corelsweb/figures/trace.py's _gap_axis.
+        var logs = gap.y.map(function (y) { return Math.log10(y); });
+        var low = logs.length ? Math.min.apply(null, logs) : -2, high = logs.length ? Math.max.apply(null, logs) : -2;
+        div.layout.yaxis2.range = [low - 0.15, high + 0.15];
+        var last = gap.meta ? gap.meta.final_gap : null;
+        div.layout.yaxis2.title.text = last === null ? "gap" : (last <= 0 ? "gap 0: proved" : "gap " + (100 * last).toFixed(1) + "%");
       }
     }
 
@@ -59,7 +62,10 @@
       });
       if (div.data[2]) {
         var gap = gapSeries(trace);
-        div.data[2].x = gap.x; div.data[2].y = gap.y;
+        var shown = gap.y.map(function (y, k) { return k; }).filter(function (k) { return gap.y[k] > 0; });
+        div.data[2].x = shown.map(function (k) { return gap.x[k]; });
+        div.data[2].y = shown.map(function (k) { return gap.y[k]; });
+        div.data[2].meta = { final_gap: gap.y.length ? gap.y[gap.y.length - 1] : null };
       }
       fitAxes(div);
       if ((trace.elapsed || []).length && div.classList.contains("waiting")) {

@@ -36,7 +36,7 @@ def rule_list_table(result):
         covered += captured
         rows.append(
             {
-                "keyword": "if" if k == 0 else ("else if" if text is not None else "else"),
+                "keyword": _keyword(k, text),
                 "text": text,
                 "prediction": model.classes[output],
                 "captured": captured,
@@ -48,6 +48,13 @@ def rule_list_table(result):
             }
         )
     return {"rows": rows, "text": rule_list_text(model)}
+
+
+def _keyword(k, text):
+    """Return a row's keyword: ``if``, ``else if``, ``else``, or ``always`` for the default of a list without rules."""
+    if text is None:
+        return "else" if k > 0 else "always"
+    return "if" if k == 0 else "else if"
 
 
 def rule_list_text(model):
