@@ -115,3 +115,16 @@ def test_the_staff_tables_break_no_heading_and_a_run_not_started_has_no_memory_f
     running = page.inner_text(f"tr:has(a[href='{reverse('ops-run', args=[run.pk])}'])")
     assert (page.evaluate(BROKEN_WORDS, "#ops-queue table th, #ops-queue table td"), "bytes" in running) == ([], False)
     assert "not started" in running
+
+
+def test_the_run_form_shows_the_theorem_switches_folded_and_a_stratified_holdout(browser, live_server):
+    alice = make_user("alice")
+    dataset = upload(alice, "tic-tac-toe.csv")
+    page = open_drawn(
+        signed_in_page(browser, live_server, alice), live_server.url + f"/datasets/{dataset.pk}/runs/new/corels/"
+    )
+    shot(page, "issue29-8-run-form.png")
+    assert not page.is_visible("#id_p_use_lookahead_bound")
+    assert page.input_value("#id_evaluation") == "holdout:0.2"
+    page.click("#expert-switches summary")
+    assert page.is_visible("#id_p_use_lookahead_bound")
