@@ -54,38 +54,38 @@ def _gap_series(trace):
         "type": "scatter",
         "x": [x for x, _ in shown],
         "y": [y for _, y in shown],
-        "name": "Gap (upper − lower) / upper",
+        "name": gap_name(ys[-1] if ys else None),
         "xaxis": "x",
         "yaxis": "y2",
         "mode": "lines+markers",
         "line": {"shape": "hv", "color": "#495057", "width": 2},
         "marker": {"size": 4 if len(shown) > 3 else 9},
         "hovertemplate": "gap %{y:.2%} at %{x:.2f}s<extra></extra>",
-        "meta": {"final_gap": ys[-1] if ys else None},
     }
 
 
-def gap_axis_title(final):
-    """Return the gap axis' title: the gap at the end, or that it closed."""
+def gap_name(final):
+    """Return the gap's legend entry: what it is, and the gap at the end (or that it closed)."""
+    words = "Gap (upper − lower) / upper"
     if final is None:
-        return "gap"
-    return "gap 0: proved" if final <= 0 else f"gap {final:.1%}"
+        return words
+    return f"{words}: 0 at the end, proved" if final <= 0 else f"{words}: {final:.1%} at the end"
 
 
 def _gap_axis(gap):
     ys = gap["y"] or [0.01]
-    low, high = math.log10(min(ys)), math.log10(max(ys))
-    axis = {
-        "domain": [0, 0.27],
+    # At most 100 % (the lower bound is never below 0), and at least half a decade tall.
+    high = min(math.log10(max(ys)) + 0.15, 0.02)
+    low = min(math.log10(min(ys)) - 0.15, high - 0.5)
+    return {
+        "domain": [0, 0.3],
         "type": "log",
-        "title": {"text": gap_axis_title(gap["meta"]["final_gap"])},
+        "title": {"text": "gap"},
         "tickformat": ".1~%",
-        "range": [low - 0.15, high + 0.15],
+        "nticks": 4,  # a short panel: plotly's default labelled every 5 %, one over the other
+        "range": [low, high],
         "gridcolor": "#eee",
     }
-    if high - low > 0.5:
-        axis["dtick"] = "D2"  # 1, 2, 5 a decade: plotly's default labels every digit, crowded
-    return axis
 
 
 def bound_trace_figure(trace, title=None):
@@ -114,10 +114,10 @@ def bound_trace_figure(trace, title=None):
         )
     gap = _gap_series(trace)
     layout = base_layout(
-        height=420,
+        height=440,
         xaxis={"title": {"text": "seconds"}, "range": _x_range(trace), "gridcolor": "#eee", "anchor": "y2"},
         yaxis={
-            "domain": [0.37, 1],
+            "domain": [0.4, 1],
             "title": {"text": "objective"},
             "gridcolor": "#eee",
             "tickformat": ".5~g",

@@ -27,12 +27,11 @@
       }
       var gap = div.data[2];
       if (gap && div.layout.yaxis2) {
-        // A log axis around the positive gaps, titled with the last one, as corelsweb/figures/trace.py's _gap_axis.
+        // A log axis around the positive gaps, as corelsweb/figures/trace.py's _gap_axis.
         var logs = gap.y.map(function (y) { return Math.log10(y); });
-        var low = logs.length ? Math.min.apply(null, logs) : -2, high = logs.length ? Math.max.apply(null, logs) : -2;
-        div.layout.yaxis2.range = [low - 0.15, high + 0.15];
-        var last = gap.meta ? gap.meta.final_gap : null;
-        div.layout.yaxis2.title.text = last === null ? "gap" : (last <= 0 ? "gap 0: proved" : "gap " + (100 * last).toFixed(1) + "%");
+        var high = Math.min((logs.length ? Math.max.apply(null, logs) : -2) + 0.15, 0.02);
+        var low = Math.min((logs.length ? Math.min.apply(null, logs) : -2) - 0.15, high - 0.5);
+        div.layout.yaxis2.range = [low, high];
       }
     }
 
@@ -65,7 +64,9 @@
         var shown = gap.y.map(function (y, k) { return k; }).filter(function (k) { return gap.y[k] > 0; });
         div.data[2].x = shown.map(function (k) { return gap.x[k]; });
         div.data[2].y = shown.map(function (k) { return gap.y[k]; });
-        div.data[2].meta = { final_gap: gap.y.length ? gap.y[gap.y.length - 1] : null };
+        // The legend says the gap at the end, as corelsweb/figures/trace.py's gap_name.
+        var last = gap.y.length ? gap.y[gap.y.length - 1] : null, words = "Gap (upper − lower) / upper";
+        div.data[2].name = last === null ? words : words + (last <= 0 ? ": 0 at the end, proved" : ": " + (100 * last).toFixed(1) + "% at the end");
       }
       fitAxes(div);
       if ((trace.elapsed || []).length && div.classList.contains("waiting")) {

@@ -11,7 +11,7 @@ from corelsweb.ops.models import WorkerBeat
 from corelsweb.runs.models import RegularizationPath, Run
 from tests.browser.helpers import BROKEN_WORDS, CLIPPED, OVERLAP, open_drawn, shot, signed_in_page
 from tests.factories import make_run
-from tests.pages.helpers import upload
+from tests.pages.helpers import solved_run, upload
 from tests.pages.states import stored_run
 
 pytestmark = pytest.mark.browser
@@ -26,7 +26,8 @@ def test_the_bounds_chart_shows_the_gap_on_its_own_axis(browser, live_server):
         signed_in_page(browser, live_server, alice), live_server.url + run.get_absolute_url(), ["#panel-trace"]
     )
     shot(page, "issue29-5-bounds-gap.png")
-    assert page.text_content("#panel-trace .g-y2title") == f"gap {gap:.1%}"
+    assert page.text_content("#panel-trace .g-y2title") == "gap"
+    assert f"Gap (upper − lower) / upper: {gap:.1%} at the end" in page.text_content("#panel-trace .legend")
 
 
 def test_the_compare_page_fits_four_runs_breaks_no_word_and_plots_every_roc_hull(browser, live_server):
@@ -128,3 +129,26 @@ def test_the_run_form_shows_the_theorem_switches_folded_and_a_stratified_holdout
     assert page.input_value("#id_evaluation") == "holdout:0.2"
     page.click("#expert-switches summary")
     assert page.is_visible("#id_p_use_lookahead_bound")
+
+
+# Tick labels of a drawn figure that stick out of its drawing on the left (cut off by the card).
+CUT_LABELS = """(figure) => {
+  const root = document.querySelector(figure);
+  const left = root.querySelector('.main-svg').getBoundingClientRect().left;
+  return Array.from(root.querySelectorAll('.ytick text'))
+    .filter((t) => t.getBoundingClientRect().left < left - 0.5)
+    .map((t) => t.textContent);
+}"""
+
+
+def test_the_confusion_matrix_shows_whole_class_names(browser, live_server):
+    # Found by trying the app on loans.csv: the class MORTGAGE read "ORTGAGE".
+    alice = make_user("alice")
+    rows = "".join(f"{i % 7},{i % 5},{('MORTGAGE', 'OWN', 'RENT')[(i % 7 + i % 5) % 3]}\n" for i in range(120))
+    dataset = upload(alice, "homes.csv", data=f"a,b,homeownership\n{rows}".encode())
+    run = solved_run(alice, dataset, "cart", {"max_depth": 2})
+    page = open_drawn(
+        signed_in_page(browser, live_server, alice), live_server.url + run.get_absolute_url(), ["#panel-confusion"]
+    )
+    shot(page, "pages-confusion-class-names.png")
+    assert page.evaluate(CUT_LABELS, "#panel-confusion") == []

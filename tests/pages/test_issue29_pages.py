@@ -27,12 +27,14 @@ def test_the_bounds_figure_draws_the_gap_on_an_axis_zoomed_to_it():
     gap = next(s for s in figure["data"] if s.get("yaxis") == "y2")
     assert gap["y"][-1] == pytest.approx(0.051)
     axis = figure["layout"]["yaxis2"]
-    assert axis["title"]["text"] == "gap 5.1%" and axis["type"] == "log"
+    assert gap["name"].endswith(": 5.1% at the end") and axis["type"] == "log"
     # On the log axis the last gap sits well clear of the first one (over a third of the axis below it).
     low, high = axis["range"]
     assert (math.log10(0.75) - math.log10(0.051)) / (high - low) > 1 / 3
+    nothing_proved = bound_trace_figure({**trace, "lower_bound": [0.0, 0.0, 0.0]})["layout"]["yaxis2"]["range"]
+    assert nothing_proved[1] <= math.log10(1.05) and nothing_proved[1] - nothing_proved[0] >= 0.5  # never above 105 %
     proved = bound_trace_figure({**trace, "lower_bound": [0.1, 0.25, 0.3]})
-    assert proved["layout"]["yaxis2"]["title"]["text"] == "gap 0: proved"
+    assert proved["data"][2]["name"].endswith(": 0 at the end, proved")
 
 
 def test_the_lambda_axis_labels_every_tick_with_its_whole_value():
