@@ -168,3 +168,12 @@ def test_the_compare_page_warns_of_a_survival_tree_that_overfits(alice_client, a
     url = reverse("dataset-compare", args=[survival.pk]) + f"?runs={runs[0].pk}&runs={runs[1].pk}"
     page = alice_client.get(url).content.decode()
     assert page.count('class="banner warn overfitting-warning"') == 2 and "Harrell&#x27;s C" in page
+
+
+def test_a_rashomon_run_stopped_early_does_not_call_gosdts_incumbent_the_optimal_tree(alice_client, alice):
+    # Found on diamonds.csv: the unproved centre was headed "the optimal tree of the same settings".
+    run = stored_run(alice, upload(alice, "monk1.csv"), "rashomon", "time_limit", False)
+    centre = run.result["extras"]["gosdt_optimum"]
+    assert centre and not centre["proved"]
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert "GOSDT's best tree so far of the same settings" in page and "the optimal tree" not in page
