@@ -141,14 +141,20 @@ CUT_LABELS = """(figure) => {
 }"""
 
 
-def test_the_confusion_matrix_shows_whole_class_names(browser, live_server):
-    # Found by trying the app on loans.csv: the class MORTGAGE read "ORTGAGE".
+def test_class_and_column_names_show_whole(browser, live_server):
+    # Found by trying the app on loans.csv: the class MORTGAGE read "ORTGAGE" in the confusion matrix, and the column
+    # months_since_last_delinq broke into "months_since_last_deli / nq" in the features searched.
     alice = make_user("alice")
-    rows = "".join(f"{i % 7},{i % 5},{('MORTGAGE', 'OWN', 'RENT')[(i % 7 + i % 5) % 3]}\n" for i in range(120))
-    dataset = upload(alice, "homes.csv", data=f"a,b,homeownership\n{rows}".encode())
+    rows = "".join(
+        f"{i % 7},{i * 37 % 1000 / 10},{('MORTGAGE', 'OWN', 'RENT')[(i % 7 + i % 5) % 3]}\n" for i in range(300)
+    )
+    dataset = upload(
+        alice, "homes.csv", data=f"a,months_since_last_delinquency_reported,homeownership\n{rows}".encode()
+    )
     run = solved_run(alice, dataset, "cart", {"max_depth": 2})
     page = open_drawn(
         signed_in_page(browser, live_server, alice), live_server.url + run.get_absolute_url(), ["#panel-confusion"]
     )
-    shot(page, "pages-confusion-class-names.png")
+    shot(page, "pages-class-and-column-names.png")
     assert page.evaluate(CUT_LABELS, "#panel-confusion") == []
+    assert page.evaluate(BROKEN_WORDS, ".searched-table td:first-child") == []
