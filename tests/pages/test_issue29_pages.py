@@ -177,3 +177,18 @@ def test_a_rashomon_run_stopped_early_does_not_call_gosdts_incumbent_the_optimal
     assert centre and not centre["proved"]
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert "GOSDT's best tree so far of the same settings" in page and "the optimal tree" not in page
+
+
+def test_run_lists_name_the_objective_beside_each_value(alice_client, alice):
+    # Found on the workbench: an IBS of 0.20 and misclassification + λ × leaves of 0.29 stood in one column unnamed.
+    dataset = upload(alice, "tic-tac-toe.csv")
+    stored_run(alice, dataset, "streed", "optimal", False)
+    stored_run(alice, dataset, "gosdt", "optimal", False)
+    stored_run(alice, upload(alice, "veterans-surv.csv", {"time": "time", "event": "event"}), "osst", "optimal", False)
+    for url in ("/", reverse("dataset-detail", args=[dataset.pk]), reverse("dataset-runs", args=[dataset.pk])):
+        words = re.findall(
+            r'<small class="muted objective-words">(.*?)</small>', alice_client.get(url).content.decode()
+        )
+        assert "misclassification rate + λ × leaves" in words and "misclassification rate" in words, (url, words)
+    home = alice_client.get("/").content.decode()
+    assert "integrated Brier score + λ × leaves" in home

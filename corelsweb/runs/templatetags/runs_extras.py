@@ -13,6 +13,14 @@ def percent(value, digits=1):
 
 
 @register.filter
+def objective_of(run):
+    """Return the objective a run minimised, in words (``misclassification rate + λ × leaves``), for run lists."""
+    from corelsweb.runs.objectives import objective_words
+
+    return objective_words(run.algorithm, (run.result or {}).get("params") or run.params)
+
+
+@register.filter
 def n_leaves(result):
     return Tree.from_dict(result["model"]).n_leaves
 
