@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from conftest import make_user
+from conftest import make_user, shared_dataset
 from corelsweb.ops.models import WorkerBeat
 from corelsweb.runs.models import RegularizationPath, Run
 from tests.browser.helpers import BROKEN_WORDS, CLIPPED, OVERLAP, open_drawn, shot, signed_in_page
@@ -158,3 +158,18 @@ def test_class_and_column_names_show_whole(browser, live_server):
     shot(page, "pages-class-and-column-names.png")
     assert page.evaluate(CUT_LABELS, "#panel-confusion") == []
     assert page.evaluate(BROKEN_WORDS, ".searched-table td:first-child") == []
+
+
+def test_no_table_breaks_a_word_and_no_card_overflows_on_a_wide_table(browser, live_server):
+    # Found on loans.csv (55 columns): the column table read "Missi / ng", "categor / ical", "numeri / c".
+    from tests.browser.test_pages_truth import OVERFLOWING_CARDS
+
+    alice = make_user("alice")
+    head = b"".join(shared_dataset("loans.csv").read_bytes().splitlines(keepends=True)[:301])
+    dataset = upload(alice, "loans.csv", {"label": "homeownership", "ignore": ["emp_title"]}, data=head)
+    run = solved_run(alice, dataset, "cart", {"max_depth": 2}, evaluation={"holdout": 0.2, "seed": 0})
+    page = signed_in_page(browser, live_server, alice)
+    for url, name in ((dataset.get_absolute_url(), "dataset"), (run.get_absolute_url(), "run")):
+        open_drawn(page, live_server.url + url)
+        shot(page, f"pages-loans-{name}.png")
+        assert (page.evaluate(BROKEN_WORDS, "table th, table td"), page.evaluate(OVERFLOWING_CARDS)) == ([], []), url
