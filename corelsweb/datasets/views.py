@@ -88,12 +88,22 @@ def detail(request, pk):
         "dataset": dataset,
         "form": form,
         "runs": dataset.runs.filter(path__isnull=True).order_by("-created")[:50],
-        "algorithms": algorithm_readiness(services.offered_algorithms(dataset)),
+        "algorithms": offered_with_problems(dataset),
         "label_counts": sorted((dataset.label_counts() or {}).items()),
         "survival": services.survival_summary(dataset),
         "preview": services.features_preview(dataset),
     }
     return render(request, "datasets/detail.html", ctx, status=400 if form.errors else 200)
+
+
+def offered_with_problems(dataset):
+    """Return ``[(name, algorithm, state, words, problem)]``: each offered algorithm, its readiness, and what stops
+    its default settings on this dataset (a three-class label for a two-class algorithm, say), or ""."""
+    out = []
+    for name, algorithm, state, words in algorithm_readiness(services.offered_algorithms(dataset)):
+        problems = services.algorithm_problems(dataset, algorithm, algorithm.clean({}))
+        out.append((name, algorithm, state, words, problems[0] if problems else ""))
+    return out
 
 
 @login_required

@@ -192,3 +192,14 @@ def test_run_lists_name_the_objective_beside_each_value(alice_client, alice):
         assert "misclassification rate + λ × leaves" in words and "misclassification rate" in words, (url, words)
     home = alice_client.get("/").content.decode()
     assert "integrated Brier score + λ × leaves" in home
+
+
+def test_the_dataset_page_says_which_algorithms_cannot_take_its_label_before_the_form_does(alice_client, alice):
+    # Found on loans.csv with homeownership (3 classes): CORELS, OSDT and Rashomon were offered like the others and
+    # refused only when the run form was sent.
+    rows = "".join(f"{i % 7},{i % 5},{('MORTGAGE', 'OWN', 'RENT')[i % 3]}\n" for i in range(90))
+    dataset = upload(alice, "homes.csv", data=f"a,b,homeownership\n{rows}".encode())
+    page = alice_client.get(dataset.get_absolute_url()).content.decode()
+    refused = dict(re.findall(r'class="warn algorithm-problem" data-algorithm="(\w+)">([^<]*)<', page))
+    assert {"corels", "osdt"} <= set(refused) and "cart" not in refused
+    assert "handles two classes" in refused["corels"] and "has 3" in refused["corels"]
