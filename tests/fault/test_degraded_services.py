@@ -26,7 +26,8 @@ def redis_cache(settings):
 
 
 def upload(client, name):
-    data = {"name": name, "file": SimpleUploadedFile(f"{name}.csv", SMALL_CSV, content_type="text/csv")}
+    body = SMALL_CSV.replace(b"label", name.encode())  # a file of its own (the same file would open its first copy)
+    data = {"name": name, "file": SimpleUploadedFile(f"{name}.csv", body, content_type="text/csv")}
     return client.post(reverse("dataset-upload"), data)
 
 

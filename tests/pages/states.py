@@ -86,9 +86,10 @@ STOPS = {
     "cancelled": (Limits(time_limit=60), True),
 }
 STATUSES = ["optimal", *STOPS, "failed", "failed-with-model"]
-# STreeD keeps no count of its own arrays, so its memory limit is the process's resident-memory growth, which a
-# small solve may not show: its memory-limit state is the node-limit result stored with that status.
-RELABELLED = {("streed", "memory_limit"): "node_limit"}
+# STreeD and the Rashomon search keep no count of their own arrays, so their memory limit is the process's
+# resident-memory growth, which a small solve may or may not show: their memory-limit state is the node-limit
+# result stored with that status.
+RELABELLED = {("streed", "memory_limit"): "node_limit", ("rashomon", "memory_limit"): "node_limit"}
 HOLDOUT = {"holdout": 0.25, "seed": 0}
 
 
