@@ -64,9 +64,9 @@
         var shown = gap.y.map(function (y, k) { return k; }).filter(function (k) { return gap.y[k] > 0; });
         div.data[2].x = shown.map(function (k) { return gap.x[k]; });
         div.data[2].y = shown.map(function (k) { return gap.y[k]; });
-        // The legend says the gap at the end, as corelsweb/figures/trace.py's gap_name.
+        // The legend says the gap now (corelsweb/figures/trace.py's gap_name says it at the end of a finished run).
         var last = gap.y.length ? gap.y[gap.y.length - 1] : null, words = "Gap (upper − lower) / upper";
-        div.data[2].name = last === null ? words : words + (last <= 0 ? ": 0 at the end, proved" : ": " + (100 * last).toFixed(1) + "% at the end");
+        div.data[2].name = last === null ? words : words + (last <= 0 ? ": 0, proved" : ": " + (100 * last).toFixed(1) + "% now");
       }
       fitAxes(div);
       if ((trace.elapsed || []).length && div.classList.contains("waiting")) {
