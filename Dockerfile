@@ -18,7 +18,13 @@ ENV PATH=/venv/bin:$PATH \
     CORELSWEB_ROOT=/app \
     STATIC_ROOT=/app/collected-static \
     NUMBA_CACHE_DIR=/app/numba-cache \
-    PYTHONUNBUFFERED=1
+    PYTHONUNBUFFERED=1 \
+    SECURE_COOKIES=1 \
+    SECURE_SSL_REDIRECT=1 \
+    SECURE_HSTS_SECONDS=31536000 \
+    SECURE_HSTS_INCLUDE_SUBDOMAINS=1 \
+    SECURE_HSTS_PRELOAD=1 \
+    SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto
 COPY --from=build /venv /venv
 WORKDIR /app
 COPY manage.py ./

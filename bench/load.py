@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.load [--clients 50] [--runs-per-client 10] [--workers 2]
 
 Starts its own stack against the local PostgreSQL and Redis (database
-``corelsweb_load``, Redis database 9): gunicorn and ``--workers`` Celery worker
+``corelsweb_load``, Redis database 9; ``--database``, ``--redis-db``): gunicorn and ``--workers`` Celery worker
 processes; creates one user and dataset per client; then every client signs in,
 submits its runs one after another and polls each run's progress endpoint and
 page until it ends. Checks that every run ends in a final state exactly once
@@ -208,14 +208,16 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8799)
     parser.add_argument("--time-budget", type=float, default=1200)
+    parser.add_argument("--database", default="corelsweb_load", help="PostgreSQL database (created, then emptied)")
+    parser.add_argument("--redis-db", type=int, default=9, help="Redis database number (flushed)")
     args = parser.parse_args()
     if args.clients * args.runs_per_client > 2000:
         raise SystemExit("bounded: at most 2000 runs")
     env = dict(
         os.environ,
-        DATABASE_URL="postgres://postgres@127.0.0.1:5432/corelsweb_load",
-        REDIS_URL="redis://127.0.0.1:6379/9",
-        CELERY_BROKER_URL="redis://127.0.0.1:6379/9",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{args.database}",
+        REDIS_URL=f"redis://127.0.0.1:6379/{args.redis_db}",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:6379/{args.redis_db}",
         CORELSWEB_VAR_DIR=str(ROOT / "var" / "load"),
         SECURE_COOKIES="0",
         CORELSWEB_MAX_ACTIVE_RUNS="10000",
@@ -223,8 +225,8 @@ def main():
         DJANGO_SETTINGS_MODULE="corelsweb.settings",
     )
     os.environ.update(env)
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", "corelsweb_load"], capture_output=True)
-    subprocess.run(["redis-cli", "-n", "9", "flushdb"], check=True, capture_output=True)
+    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", args.database], capture_output=True)
+    subprocess.run(["redis-cli", "-n", str(args.redis_db), "flushdb"], check=True, capture_output=True)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
     subprocess.run([python, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)

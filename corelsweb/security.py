@@ -1,7 +1,12 @@
 """Security headers and rate limits."""
 
+import logging
+
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
 
 CSP = "; ".join(
     [
@@ -45,12 +50,19 @@ def client_ip(request):
 
 
 def hit(key, limit, window):
-    """Count one event for ``key`` in a fixed window; return True when it is over ``limit``."""
+    """Count one event for ``key`` in a fixed window; return True when it is over ``limit``, None if unknown.
+
+    None: the cache (Redis) cannot be reached, so the caller decides from its own records.
+    """
     full = f"rate:{key}"
-    cache.add(full, 0, timeout=window)
     try:
-        count = cache.incr(full)
-    except ValueError:  # expired between add and incr
-        cache.set(full, 1, timeout=window)
-        count = 1
+        cache.add(full, 0, timeout=window)
+        try:
+            count = cache.incr(full)
+        except ValueError:  # expired between add and incr
+            cache.set(full, 1, timeout=window)
+            count = 1
+    except (RedisError, OSError):
+        log.warning("rate limit %s: the cache is unreachable; counting from the database instead", key, exc_info=True)
+        return None
     return count > limit

@@ -53,3 +53,5 @@ urlpatterns = [
     path("ops/runs/<int:pk>/requeue/", ops_views.requeue, name="ops-requeue"),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "corelsweb.errors.server_error"

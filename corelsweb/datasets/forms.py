@@ -27,6 +27,11 @@ ORDER_MAX_VALUES = 50
 class UploadForm(forms.Form):
     file = forms.FileField(required=False)
     name = forms.CharField(max_length=200, required=False, help_text="Defaults to the file name.")
+    keep_copy = forms.BooleanField(
+        required=False,
+        label="Keep a second copy",
+        help_text="Only if you uploaded this very file before and want it twice (say, with other column roles).",
+    )
 
     def __init__(self, *args, refused=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -48,6 +53,7 @@ class PredictForm(UploadForm):
     """A new raw table to apply a fitted model to."""
 
     name = None
+    keep_copy = None
     id_column = forms.CharField(
         max_length=200,
         required=False,

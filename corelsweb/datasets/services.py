@@ -1,7 +1,9 @@
 """Creating datasets from uploads, checking their roles, previewing and binarizing them."""
 
 import dataclasses
+import hashlib
 import io
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -9,6 +11,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from corelsweb.datasets.models import STATS_KEYS, Dataset
 from corelsweb.datasets.samples import SAMPLES
@@ -111,6 +114,35 @@ def create_dataset(owner, name, uploaded, original_filename="", roles=None, sour
         dataset.file.delete(save=False)
         raise
     return dataset
+
+
+def _digest(f):
+    """Return the SHA-256 of an open file (or uploaded file), read in chunks."""
+    h = hashlib.sha256()
+    f.seek(0)
+    for chunk in iter(lambda: f.read(2**20), b""):
+        h.update(chunk)
+    f.seek(0)
+    return h.hexdigest()
+
+
+def find_same_file(owner, uploaded):
+    """Return the owner's dataset whose stored file has exactly the bytes of ``uploaded``, or None.
+
+    Only files of the same size are read (and hashed), so an upload costs one extra pass at most.
+    """
+    candidates = list(owner.datasets.filter(size_bytes=uploaded.size).order_by("created"))
+    if not candidates:
+        return None
+    digest = _digest(uploaded)
+    for dataset in candidates:
+        try:
+            with dataset.file.storage.open(dataset.file.name, "rb") as f:
+                if _digest(f) == digest:
+                    return dataset
+        except OSError:  # a stored file gone missing is no duplicate
+            continue
+    return None
 
 
 def _starts_with(uploaded, magic):
@@ -274,9 +306,22 @@ def model_columns(run):
     return predict.needed_columns(model_from_dict(run.result["model"]))
 
 
+def uploads_over_limit(user):
+    """Count this upload; return True when the user has uploaded more than the hourly limit.
+
+    The count lives in the cache; with the cache down, the user's datasets created within the hour stand in.
+    """
+    limit = settings.CORELSWEB_UPLOADS_PER_HOUR
+    over = hit(f"upload:{user.pk}", limit, 3600)
+    if over is None:
+        since = timezone.now() - timedelta(hours=1)
+        over = user.datasets.filter(created__gte=since).count() >= limit
+    return over
+
+
 def check_upload_allowed(user, size):
     """Raise ``DataError`` when the user uploads too often or would pass their storage quota."""
-    if hit(f"upload:{user.pk}", settings.CORELSWEB_UPLOADS_PER_HOUR, 3600):
+    if uploads_over_limit(user):
         raise DataError(
             f"You have uploaded {settings.CORELSWEB_UPLOADS_PER_HOUR} files in the last hour; "
             "wait a while before uploading more."

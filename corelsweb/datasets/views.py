@@ -31,6 +31,9 @@ def upload(request):
     )
     if request.method == "POST" and form.is_valid():
         uploaded = form.cleaned_data["file"]
+        same = None if form.cleaned_data["keep_copy"] else services.find_same_file(request.user, uploaded)
+        if same is not None:
+            return already_uploaded(request, same)
         try:
             services.check_upload_size(uploaded)
             services.check_upload_allowed(request.user, uploaded.size)
@@ -45,6 +48,16 @@ def upload(request):
             return redirect(dataset)
     ctx = {"form": form, "sample_form": SampleForm(), "samples": SAMPLES.values()}
     return render(request, "datasets/upload.html", ctx, status=400 if form.errors else 200)
+
+
+def already_uploaded(request, dataset):
+    """Open the dataset that holds the same file, saying that nothing was stored twice."""
+    messages.info(
+        request,
+        f"You uploaded this file before, as “{dataset.name}” on {dataset.created:%Y-%m-%d %H:%M} UTC; nothing was "
+        "stored twice, here it is. To keep a second copy, tick “Keep a second copy” and upload it again.",
+    )
+    return redirect(dataset)
 
 
 @login_required
@@ -75,12 +88,22 @@ def detail(request, pk):
         "dataset": dataset,
         "form": form,
         "runs": dataset.runs.filter(path__isnull=True).order_by("-created")[:50],
-        "algorithms": algorithm_readiness(services.offered_algorithms(dataset)),
+        "algorithms": offered_with_problems(dataset),
         "label_counts": sorted((dataset.label_counts() or {}).items()),
         "survival": services.survival_summary(dataset),
         "preview": services.features_preview(dataset),
     }
     return render(request, "datasets/detail.html", ctx, status=400 if form.errors else 200)
+
+
+def offered_with_problems(dataset):
+    """Return ``[(name, algorithm, state, words, problem)]``: each offered algorithm, its readiness, and what stops
+    its default settings on this dataset (a three-class label for a two-class algorithm, say), or ""."""
+    out = []
+    for name, algorithm, state, words in algorithm_readiness(services.offered_algorithms(dataset)):
+        problems = services.algorithm_problems(dataset, algorithm, algorithm.clean({}))
+        out.append((name, algorithm, state, words, problems[0] if problems else ""))
+    return out
 
 
 @login_required

@@ -24,8 +24,9 @@ def confusion_figure(matrix, classes):
     layout = base_layout(
         height=300,
         width=360,
-        xaxis={"title": {"text": "predicted"}, "type": "category", "side": "bottom"},
-        yaxis={"title": {"text": "true"}, "type": "category", "autorange": "reversed"},
+        # automargin: a class name such as MORTGAGE was cut to "ORTGAGE" by the fixed left margin.
+        xaxis={"title": {"text": "predicted"}, "type": "category", "side": "bottom", "automargin": True},
+        yaxis={"title": {"text": "true"}, "type": "category", "autorange": "reversed", "automargin": True},
         margin={"l": 70, "r": 10, "t": 20, "b": 50},
     )
     return figure(data, layout)

@@ -94,12 +94,14 @@ def trace_comparison_figure(results, title="Bounds over time", labels=None):
         if star is not None:
             data.append(star)
     layout = base_layout(
-        title={"text": esc(title), "font": {"size": 14}},
         height=380,
         xaxis={"title": {"text": "seconds"}, "rangemode": "tozero", "gridcolor": "#eee"},
         yaxis={"title": {"text": "objective"}, "gridcolor": "#eee"},
-        legend={"orientation": "h", "x": 0, "y": -0.18, "yanchor": "top"},
-        margin={"l": 60, "r": 20, "t": 50, "b": 60},
+        # Above the plot, under the title: below it, the legend ran into the axis title "seconds".
+        legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+        margin={"l": 60, "r": 20, "t": 90, "b": 50},
         hovermode="closest",
     )
+    if title:  # the compare page heads the card instead
+        layout["title"] = {"text": esc(title), "font": {"size": 14}}
     return figure(data, layout)

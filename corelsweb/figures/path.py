@@ -53,7 +53,7 @@ def path_figure(rows, metric, metric_title, chosen=None):
         )
     layout = base_layout(
         height=380,
-        xaxis={"title": {"text": "λ (log scale)"}, "type": "log", "gridcolor": "#eee"},
+        xaxis={"title": {"text": "λ (log scale)"}, "type": "log", "gridcolor": "#eee", **lambda_ticks(lams)},
         yaxis={"title": {"text": title}, "gridcolor": "#eee"},
         yaxis2={
             "title": {"text": "leaves"},
@@ -68,6 +68,20 @@ def path_figure(rows, metric, metric_title, chosen=None):
         margin={"l": 60, "r": 60, "t": 50, "b": 45},
     )
     return figure(data, layout)
+
+
+def lambda_ticks(lams, most=8):
+    """Return a λ axis' ticks, each labelled with its whole value: at the grid's λs, or at powers of ten.
+
+    plotly labels a log axis' minor ticks with a bare digit ("3 … 9"), which reads as λ = 3.
+    """
+    lams = sorted({lam for lam in lams if lam and lam > 0})
+    if not lams:
+        return {}
+    if len(lams) > most:
+        low, high = math.floor(math.log10(lams[0])), math.ceil(math.log10(lams[-1]))
+        lams = [10.0**k for k in range(low, high + 1)]
+    return {"tickmode": "array", "tickvals": lams, "ticktext": [f"{lam:g}" for lam in lams]}
 
 
 def _leaf_step(rows):

@@ -64,6 +64,28 @@ def tree_roc(model_dict):
     }
 
 
+def rule_list_roc(model_dict):
+    """Return the training ROC hull of a two-class rule list (each rule, and the default, one segment), or None.
+
+    A rule list scores a row by the positive share of the rule that captures it, just as a tree does by its leaf.
+    """
+    if model_dict.get("type") != "rule_list":
+        return None
+    counts = np.asarray(model_dict.get("counts") or [], dtype=np.float64)
+    if counts.ndim != 2 or counts.shape[1] != 2:
+        return None
+    pos, neg = counts[:, 1], counts[:, 0]
+    if pos.sum() <= 0 or neg.sum() <= 0:
+        return None
+    fpr, tpr, _ = hull_points(pos, neg)
+    return {"fpr": fpr.tolist(), "tpr": tpr.tolist(), "auc": auc_ch(pos, neg)}
+
+
+def model_roc(model_dict):
+    """Return the training ROC hull of a two-class tree or rule list (``fpr``, ``tpr``, ``auc``), or None."""
+    return tree_roc(model_dict) or rule_list_roc(model_dict)
+
+
 def holdout_roc(roc, holdout):
     """Return the held-out ROC curve with the leaves in training-score order, or None.
 
@@ -241,11 +263,11 @@ def roc_overlay_figure(runs, title="ROC convex hulls"):
     ----------
     runs : list of (str, str, dict)
         ``(label, url, result)``: the legend label, the run page's address and
-        the stored result dict. Runs without a binary classification tree are left out.
+        the stored result dict. Runs without a two-class tree or rule list are left out.
     """
     data = [_diagonal()]
     for k, (label, url, result) in enumerate(runs):
-        roc = tree_roc((result or {}).get("model") or {})
+        roc = model_roc((result or {}).get("model") or {})
         if roc is None:
             continue
         color = PALETTE[k % len(PALETTE)]

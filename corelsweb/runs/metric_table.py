@@ -21,15 +21,30 @@ POLICY = [
     ("agreement", "Agreement with the historic treatment", "share of rows", "percent"),
     ("mean_outcome_where_agreeing", "Mean outcome where it agrees", "", "4"),
 ]
-# Scores (higher is better) whose drop from training to test means overfitting, and the drop that warns.
-OVERFIT_SCORES = [
-    ("auc", "AUC"),
-    ("balanced_accuracy", "balanced accuracy"),
-    ("accuracy", "accuracy"),
-    ("harrell_c", "Harrell's C"),
-    ("ibs_ratio", "IBS ratio"),
+# Every measure an objective is judged by, with the direction that is better: a test value this much worse than the
+# training value means overfitting (an absolute drop for scores in [0, 1], a relative rise for the Brier score).
+OVERFIT_MEASURES = [
+    ("accuracy", "accuracy", "higher"),
+    ("balanced_accuracy", "balanced accuracy", "higher"),
+    ("f1", "F1", "higher"),
+    ("auc", "AUC", "higher"),
+    ("harrell_c", "Harrell's C", "higher"),
+    ("uno_c", "Uno's C", "higher"),
+    ("ibs_ratio", "IBS ratio", "higher"),
+    ("ibs", "integrated Brier score", "lower"),
 ]
-OVERFIT_GAP = 0.1
+OVERFIT_GAP = 0.1  # scores: 0.1 lower on test
+OVERFIT_RISE = 0.25  # the integrated Brier score: 25 % higher on test
+# The measure each objective minimises (its own loss), checked first.
+OBJECTIVE_MEASURE = {
+    "accuracy": "accuracy",
+    "weighted_accuracy": "accuracy",
+    "balanced_accuracy": "balanced_accuracy",
+    "f1": "f1",
+    "auc": "auc",
+    "pauc": "auc",
+    "ibs": "ibs",
+}
 
 
 def fmt(value, how):
@@ -96,20 +111,46 @@ def metric_table(result):
 
 
 def overfitting_warnings(result):
-    """Return a sentence per score that is much worse on the test data than on the training data."""
+    """Return one sentence naming every measure that is much worse on the test data than on the training data.
+
+    Every objective is covered: the classification scores, F1 and AUC, the survival C-indices and Brier score, and
+    for a protected group the discrimination the run measured (a constraint met on training rows only).
+    """
     train = result.get("metrics") or {}
     test = (result.get("holdout") or {}).get("metrics") or {}
-    out = []
-    for key, words in OVERFIT_SCORES:
-        a, b = train.get(key), test.get(key)
-        if a is not None and b is not None and a - b >= OVERFIT_GAP:
-            out.append(
-                f"Training {words} {a:.3f} against test {b:.3f}: the model fits the rows it was fitted on much "
-                f"better than new ones (overfitting). A larger λ, a smaller depth or more rows per leaf "
-                "usually narrows the gap."
-            )
-            break  # one warning says it; the table has the rest
-    return out
+    if not test:
+        return []
+    objective = (result.get("params") or {}).get("objective") or ("ibs" if "ibs" in train else "accuracy")
+    first = OBJECTIVE_MEASURE.get(objective)
+    measures = sorted(OVERFIT_MEASURES, key=lambda m: m[0] != first)
+    worse = [
+        f"{words} {a:.3f} against {b:.3f}"
+        for key, words, better in measures
+        if (a := train.get(key)) is not None and (b := test.get(key)) is not None and _much_worse(a, b, better)
+    ]
+    worse += _fairness_worse(train, test, objective)
+    if not worse:
+        return []
+    return [
+        f"Training against test: {'; '.join(worse)}. The model fits the rows it was fitted on much better than new "
+        "ones (overfitting). A larger λ, a smaller depth or more rows per leaf usually narrows the gap."
+    ]
+
+
+def _much_worse(train, test, better):
+    if better == "higher":
+        return train - test >= OVERFIT_GAP
+    return test > train * (1 + OVERFIT_RISE) and test - train >= 0.01
+
+
+def _fairness_worse(train, test, objective):
+    """Return the discrimination that grew from training to test data by the gap, in words (or nothing)."""
+    measure = objective if objective == "equality_of_opportunity" else "demographic_parity"
+    a = (train.get("fairness") or {}).get(measure)
+    b = (test.get("fairness") or {}).get(measure)
+    if a is None or b is None or b - a < OVERFIT_GAP:
+        return []
+    return [f"discrimination ({measure.replace('_', ' ')}, lower is fairer) {a:.3f} against {b:.3f}"]
 
 
 def group_names(dataset_columns, roles):

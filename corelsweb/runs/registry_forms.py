@@ -17,6 +17,9 @@ GROUP_TITLES = {
     "search": "Search",
     "bounds": "Bounds (pruning switches: they change speed, never the optimum)",
 }
+EXPERT_GROUPS = {"bounds"}
+# A new run holds out a stratified 20 % for testing, on tables with enough rows that 20 % says something.
+DEFAULT_EVALUATION, DEFAULT_EVALUATION_MIN_ROWS = "holdout:0.2", 50
 
 
 def algorithm_choices():
@@ -129,6 +132,8 @@ class RunForm(forms.Form):
         # Every dataset validates (so that a refused one gets a plain sentence); only usable ones are offered.
         self.fields["evaluation"].choices = evaluation_choices(dataset, every=True)
         self.fields["evaluation"].widget.choices = evaluation_choices(dataset)
+        if dataset is not None and dataset.n_rows >= DEFAULT_EVALUATION_MIN_ROWS:
+            self.fields["evaluation"].initial = DEFAULT_EVALUATION
         if dataset is not None:
             refused = test_datasets(dataset)[1]
             if refused:
@@ -157,12 +162,23 @@ class RunForm(forms.Form):
             self.fields[f"p_{param.name}"] = field_for(param)
 
     def param_groups(self):
-        """Return ``[(title, [bound field, ...]), ...]`` in registry group order."""
-        groups = {}
+        """Return ``[(title, [bound field, ...], expert, open), ...]`` in registry group order.
+
+        The expert group (the theorem switches) is drawn folded, and open only when one of its switches is off
+        or has an error, so that a changed switch is never hidden.
+        """
+        groups, changed = {}, set()
         for param in self.algorithm.params:
             if f"p_{param.name}" in self.fields:
-                groups.setdefault(param.group, []).append(self[f"p_{param.name}"])
-        return [(GROUP_TITLES.get(g, g.capitalize()), groups[g]) for g in GROUP_TITLES if g in groups]
+                field = self[f"p_{param.name}"]
+                groups.setdefault(param.group, []).append(field)
+                if field.errors or (param.kind == "bool" and bool(field.value()) != bool(param.default)):
+                    changed.add(param.group)
+        return [
+            (GROUP_TITLES.get(g, g.capitalize()), groups[g], g in EXPERT_GROUPS, g in changed)
+            for g in GROUP_TITLES
+            if g in groups
+        ]
 
     def clean(self):
         data = super().clean()
@@ -240,6 +256,7 @@ class RunForm(forms.Form):
         """Return form initial data reproducing an earlier run."""
         initial = {f"p_{k}": v for k, v in params.items()}
         evaluation = evaluation or {}
+        initial["evaluation"] = ""  # the earlier run's choice, even none, not the default for new runs
         if evaluation.get("holdout"):
             initial["evaluation"] = f"holdout:{evaluation['holdout']:g}"
         elif evaluation.get("test_dataset"):

@@ -406,9 +406,13 @@ def compare_context(dataset, runs):
             for k, r in enumerate(runs)
         ],
         "rows": comparison_rows(runs),
+        "overfitting": [
+            (labels[k], w) for k, r in enumerate(runs) for w in metric_table.overfitting_warnings(r.result)
+        ],
         "roc": roc_overlay_figure([(lab, r.get_absolute_url(), r.result) for lab, r in zip(labels, runs)]),
         "traces": trace_comparison_figure(
             [res for res in results if res.get("lower_bound") is not None],
+            title=None,
             labels=[lab for lab, res in zip(labels, results) if res.get("lower_bound") is not None],
         ),
     }

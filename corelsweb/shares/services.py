@@ -10,8 +10,8 @@ from corelsweb.shares.models import ShareLink
 
 def create_link(run, include_data=False):
     """Freeze what the run page shows now (the first rows only if asked) behind a new token."""
-    if run.is_active:
-        raise ValueError("a run can be shared once it has finished")
+    if run.is_active or run.status == run.Status.FAILED:
+        raise ValueError("a run can be shared once it has finished, and a failed run not at all")
     return ShareLink.objects.create(run=run, include_data=include_data, snapshot=run_view(run, include_data))
 
 

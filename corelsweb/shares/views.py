@@ -16,6 +16,9 @@ def create(request, run_pk):
     if run.is_active:
         messages.error(request, "You can share the run once it has finished.")
         return redirect(run)
+    if run.status == run.Status.FAILED:
+        messages.error(request, "A failed run cannot be shared: run it again, and share the run that finishes.")
+        return redirect(run)
     services.create_link(run, include_data=request.POST.get("include_data") == "1")
     messages.success(request, "Made a share link: anyone with it sees this snapshot, read-only, until you revoke it.")
     return redirect(run)

@@ -179,7 +179,8 @@ class RashomonSearch:
     def extras(self):
         """Return ``Result.extras``; parts that do not fit before the deadline are left out and named (``skipped``)."""
         if self._summary is not None:
-            return self._summary
+            # The set's part is final for this stage; GOSDT's incumbent (the centre) may have improved since.
+            return {**self._summary, "gosdt_optimum": self.gosdt_optimum()}
         deadline = self.post_deadline if self.stopped else time.perf_counter() + SNAPSHOT_SECONDS
         summary = report.summarize(
             self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta, deadline=deadline

@@ -36,8 +36,12 @@ def test_uploads_live_in_shared_storage_that_a_worker_elsewhere_reads(client, tr
     finally:
         worker.stop()
     assert not (tmp_path / "worker-media").exists()
-    settings.CORELSWEB_MAX_STORAGE_BYTES = len(data) + 10  # the quota counts what is stored in the bucket
+    # The same file again opens the first copy, read back from the bucket to compare; nothing is stored twice.
     r = client.post(reverse("dataset-upload"), {"file": SimpleUploadedFile("again.csv", data, "text/csv")})
+    assert r.status_code == 302 and r["Location"] == dataset.get_absolute_url()
+    settings.CORELSWEB_MAX_STORAGE_BYTES = len(data) + 10  # the quota counts what is stored in the bucket
+    other = data.replace(b"class_1", b"class_one")
+    r = client.post(reverse("dataset-upload"), {"file": SimpleUploadedFile("other.csv", other, "text/csv")})
     assert r.status_code == 400 and "delete some" in r.content.decode()
     assert server.keys(bucket) == [dataset.file.name]
     client.post(reverse("dataset-delete", args=[dataset.pk]))

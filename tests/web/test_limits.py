@@ -29,11 +29,13 @@ def test_a_successful_sign_in_is_not_counted(client, alice, settings):
 
 def test_uploads_are_rate_limited(alice_client, alice, settings):
     settings.CORELSWEB_UPLOADS_PER_HOUR = 2
+    # Three different files: the same file again would open its first copy, not count as an upload.
     codes = [
         alice_client.post(
-            reverse("dataset-upload"), {"file": SimpleUploadedFile("a.csv", SMALL_CSV, "text/csv")}
+            reverse("dataset-upload"),
+            {"file": SimpleUploadedFile("a.csv", SMALL_CSV.replace(b"label", f"label{k}".encode()), "text/csv")},
         ).status_code
-        for _ in range(3)
+        for k in range(3)
     ]
     assert codes == [302, 302, 400]
     assert Dataset.objects.count() == 2
@@ -42,7 +44,8 @@ def test_uploads_are_rate_limited(alice_client, alice, settings):
 def test_the_storage_quota_holds(alice_client, alice, settings):
     settings.CORELSWEB_MAX_STORAGE_BYTES = len(SMALL_CSV) + 10
     make_dataset(alice)
-    r = alice_client.post(reverse("dataset-upload"), {"file": SimpleUploadedFile("a.csv", SMALL_CSV, "text/csv")})
+    other = SMALL_CSV.replace(b"a,b", b"x,b")  # another file (the same one would open its first copy)
+    r = alice_client.post(reverse("dataset-upload"), {"file": SimpleUploadedFile("a.csv", other, "text/csv")})
     assert r.status_code == 400 and "delete some" in r.content.decode()
 
 

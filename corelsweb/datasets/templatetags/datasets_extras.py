@@ -28,7 +28,9 @@ def number(value):
 
 @register.filter
 def thousands(value):
-    """Format a whole number with thousands separators."""
+    """Format a whole number with thousands separators (a dash for a number the result does not hold)."""
+    if value is None or value == "":
+        return "—"
     return f"{int(value):,}"
 
 

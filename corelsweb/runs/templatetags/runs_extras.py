@@ -13,6 +13,14 @@ def percent(value, digits=1):
 
 
 @register.filter
+def objective_of(run):
+    """Return the objective a run minimised, in words (``misclassification rate + λ × leaves``), for run lists."""
+    from corelsweb.runs.objectives import objective_words
+
+    return objective_words(run.algorithm, (run.result or {}).get("params") or run.params)
+
+
+@register.filter
 def n_leaves(result):
     return Tree.from_dict(result["model"]).n_leaves
 
@@ -36,7 +44,7 @@ def rule_list_table(result):
         covered += captured
         rows.append(
             {
-                "keyword": "if" if k == 0 else ("else if" if text is not None else "else"),
+                "keyword": _keyword(k, text),
                 "text": text,
                 "prediction": model.classes[output],
                 "captured": captured,
@@ -48,6 +56,13 @@ def rule_list_table(result):
             }
         )
     return {"rows": rows, "text": rule_list_text(model)}
+
+
+def _keyword(k, text):
+    """Return a row's keyword: ``if``, ``else if``, ``else``, or ``always`` for the default of a list without rules."""
+    if text is None:
+        return "else" if k > 0 else "always"
+    return "if" if k == 0 else "else if"
 
 
 def rule_list_text(model):
