@@ -14,6 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from solver.data.binarize import row_groups
+
 from solver.api import ProblemError
 
 
@@ -131,13 +133,14 @@ def make_rows(problem, config):
         groups.setdefault((yi, ci), []).append(i)
     n = len(y)
     group_list = [(c, ci, _bits(rows)) for (c, ci), rows in sorted(groups.items())]
-    mixed = []
-    _, inverse = np.unique(X, axis=0, return_inverse=True) if n else (None, np.zeros(0, dtype=np.int64))
-    for g in np.unique(inverse):
-        rows = np.flatnonzero(inverse == g)
-        per_class = [sum(integer[i] for i in rows if y[i] == c) for c in (0, 1)]
-        if min(per_class) > 0:
-            mixed.append((_bits(rows), min(per_class)))
+    # Rows that agree on every feature (equal ranks in every family) are one group; a group with both classes
+    # costs its minority whatever the tree.
+    inverse = row_groups(problem.ordered_columns().rank, n) if n else np.zeros(0, dtype=np.int64)
+    members, per_class = {}, {}
+    for i, (g, yi) in enumerate(zip(inverse.tolist(), y.tolist())):
+        members.setdefault(g, []).append(i)
+        per_class.setdefault(g, [0, 0])[yi] += integer[i]
+    mixed = [(_bits(members[g]), min(c)) for g, c in sorted(per_class.items()) if min(c) > 0]
     cols = [bits_of(X[:, j]) for j in range(X.shape[1])]
     return Rows(n=n, cols=cols, groups=group_list, mixed=mixed, keys=keys)
 

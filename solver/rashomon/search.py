@@ -27,7 +27,17 @@ SNAPSHOT_SECONDS = 0.5
 
 
 def make_search(problem, config):
-    return RashomonSearch(problem, config)
+    """Return the search; its set-up (exact row costs, every feature's rows as bits, GOSDT's) runs in the
+    background, so that a time limit or a cancel holds meanwhile (seconds on thousands of thresholds)."""
+    from solver.background import DeferredSearch
+    from solver.gosdt.dpb.search import leaf_start
+
+    if problem.n_classes > 2:
+        raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
+    leaf, upper = leaf_start(problem, gosdt_config(config))
+    return DeferredSearch(
+        lambda: RashomonSearch(problem, config), leaf, upper, initial_budget=RashomonSearch.initial_budget
+    )
 
 
 def warmup():

@@ -45,6 +45,22 @@ def make_search(problem, config):
     leaf that minimises the loss, and the floor 0.
     """
     from solver.background import DeferredSearch
+
+    leaf, upper = leaf_start(problem, config)
+    return DeferredSearch(
+        lambda: DPBSearch(problem, config),
+        leaf,
+        upper,
+        initial_budget=DPBSearch.initial_budget,
+        progress_keys=("graph_size", "queue_size", "expansions"),
+    )
+
+
+def leaf_start(problem, config):
+    """Return ``(leaf, objective)``: the one-leaf tree that minimises the loss, and its objective with λ.
+
+    Raises ``ProblemError`` on the data's faults (weights, classes), before any search is set up.
+    """
     from solver.cart.search import majority_leaf
 
     weights = check_weights(problem)
@@ -53,14 +69,7 @@ def make_search(problem, config):
     loss = mass * class_scale(config["objective"], mass, float(config["cost_weight"]))
     leaf = majority_leaf(problem)
     leaf.prediction[:] = np.argmax(loss)
-    upper = loss.sum() - loss.max() + float(config["regularization"])
-    return DeferredSearch(
-        lambda: DPBSearch(problem, config),
-        leaf,
-        upper,
-        initial_budget=DPBSearch.initial_budget,
-        progress_keys=("graph_size", "queue_size", "expansions"),
-    )
+    return leaf, loss.sum() - loss.max() + float(config["regularization"])
 
 
 def check_weights(problem):
