@@ -4,7 +4,8 @@ A run's memory limit is promised twice over. The driver stops a search between s
 memory has grown by the limit (``solver.driver``), keeping its best model; and ``hard_limit`` has the
 operating system refuse any allocation that would take the process's private writable memory
 (``RLIMIT_DATA``) more than ``HARD_SLACK`` past the limit, so that a step that asks for too much at once gets
-a ``MemoryError`` (which the driver turns into the same stop) instead of growing past it. ``allowance``
+a ``MemoryError`` (which the driver turns into the same stop) instead of growing past it (``HARD_FLOOR`` at
+the least above the limit: threads must still start). ``allowance``
 tells a caller, before it builds something large, how much it may still allocate.
 """
 
@@ -14,6 +15,9 @@ from contextlib import contextmanager
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 HARD_SLACK = 0.1  # the hard limit lies this share above the run's limit: room to return the best model
+# ... and at least this much: a thread's start needs a few MB, and CPython hangs (never raises) when a new thread
+# cannot allocate its state, so a limit of a few bytes must still leave room for the search's helper threads.
+HARD_FLOOR = 32 << 20
 _active = []  # the RLIMIT_DATA soft limits that hard_limit set, innermost last
 
 
@@ -86,7 +90,9 @@ def allowance():
 
 @contextmanager
 def hard_limit(nbytes):
-    """Within the block, the process's private writable memory may grow by at most ``nbytes`` × (1 + slack).
+    """Within the block, the process's private writable memory may grow by at most ``nbytes`` plus its slack.
+
+    The slack is ``HARD_SLACK`` of the limit, at least ``HARD_FLOOR``.
 
     Allocations past it raise ``MemoryError``. Nothing is limited when ``nbytes`` is None or the platform
     has no ``RLIMIT_DATA``.
@@ -96,7 +102,7 @@ def hard_limit(nbytes):
         yield
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    target = size + int(nbytes * (1 + HARD_SLACK))
+    target = size + int(nbytes) + max(int(nbytes * HARD_SLACK), HARD_FLOOR)
     for bound in (soft, hard):
         if bound != resource.RLIM_INFINITY:
             target = min(target, bound)
