@@ -29,6 +29,7 @@ import numpy as np
 
 from solver import predicates
 from solver.data.encode import column_features
+from solver.data.featurelist import FeatureList
 from solver.data.ordered import from_table
 from solver.data.roles import Roles
 from solver.data.table import DataError, factorize, missing_mask, text_codes
@@ -199,21 +200,27 @@ def make_problem(table, roles, method="exact"):
     fields = role_fields(table, roles)
     if method.name == "gbdt":
         method = _with_guessed_cuts(method, table, feature_names, fields)
-    features, costs, runs = [], [], []
+    features, costs, runs = FeatureList(), [], []
+    # Each numeric column sorted once: its distinct values, counts and each row's code (-1: missing) serve the
+    # cuts, the ranks and the report alike.
+    codes = {name: value_codes(table[name]) for name in feature_names if table[name].dtype.kind == "f"}
     for name in feature_names:
-        column, column_notes = column_features(name, table[name], method, roles)
+        histogram = codes[name][:2] if name in codes else None
+        column, column_notes = column_features(name, table[name], method, roles, histogram)
         runs += column_runs(column, len(features))
-        features += column
+        features.extend(column)
         costs += [float(roles.feature_cost.get(name, 1.0))] * len(column)
         notes += column_notes
     if not features:
         raise DataError("No usable feature columns remain (every feature column is constant or empty).")
-    ordered = from_table(features, table.columns, runs)
+    ordered = from_table(features, table.columns, runs, {name: (c[0], c[2]) for name, c in codes.items()})
     # The 0/1 matrix only when it is small; the ordered solvers never need it, the others build it on use.
     X = ordered.binary() if ordered.cells() <= EAGER_CELLS else None
     if roles.feature_cost:
         fields["feature_cost"] = np.array(costs)
-    report = binarization_report(table, feature_names, ordered, fields.get("y"), fields.get("sample_weight"), method)
+    report = binarization_report(
+        table, feature_names, ordered, fields.get("y"), fields.get("sample_weight"), method, codes
+    )
     if report.get("note"):
         notes.append(report["note"])
     return Problem(X=X, features=features, notes=notes, binarization=report, ordered=ordered, **fields)
@@ -264,6 +271,8 @@ def row_groups(columns, n):
         width = int(codes.max()) - low + 1 if n else 1
         if size * width >= 1 << 62:
             group, size = _renumber(group)
+            if size == n:  # every row apart already: no later column changes the groups or their order
+                return group
         group = group * width + (codes - low)
         size *= width
     return _renumber(group)[0]
@@ -292,7 +301,17 @@ def best_accuracy(group, y, weights, n_classes):
     return float(mass.max(axis=1).sum() / weights.sum())
 
 
-def binarization_report(table, feature_names, ordered, y, weights, method):
+def value_codes(values):
+    """Return ``(uniq, counts, codes)`` of a float column: distinct present values ascending, their rows, and
+    each row's index into them (-1 where missing), from one sort."""
+    present = ~np.isnan(values)
+    uniq, inverse, counts = np.unique(values[present], return_inverse=True, return_counts=True)
+    codes = np.full(len(values), -1, dtype=np.int64)
+    codes[present] = inverse.reshape(-1)
+    return uniq, counts.astype(np.int64), codes
+
+
+def binarization_report(table, feature_names, ordered, y, weights, method, codes=None):
     """Describe a binarization and, with a label, what it costs in reachable accuracy.
 
     ``ordered``: the features as ``OrderedColumns`` (rows agree on every binary feature iff they agree
@@ -316,7 +335,8 @@ def binarization_report(table, feature_names, ordered, y, weights, method):
     weights = np.ones(len(y)) if weights is None else weights
     n_classes = int(y.max()) + 1
     n = len(y)
-    raw = row_groups((factorize(table[name])[0] for name in feature_names), n)
+    codes = codes or {}
+    raw = row_groups((codes[name][2] if name in codes else factorize(table[name])[0] for name in feature_names), n)
     binary = row_groups(ordered.rank, n)
     report["best_accuracy_raw"] = best_accuracy(raw, y, weights, n_classes)
     report["best_accuracy"] = best_accuracy(binary, y, weights, n_classes)

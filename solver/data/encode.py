@@ -18,18 +18,21 @@ import numpy as np
 
 from solver import predicates
 from solver.data import thresholds
+from solver.data.featurelist import FeatureList
 from solver.data.table import DataError, missing_mask, text_codes
 
 
-def numeric_cuts(name, values, method):
+def numeric_cuts(name, values, method, histogram=None):
     """Return the cuts of a numeric column (``x ≤ t``) under ``method``.
 
     Parameters
     ----------
     values : array of float64, shape (n,)
     method : Method
+    histogram : (array, array), optional
+        ``thresholds.histogram(values)`` when the caller has it.
     """
-    uniq, counts = thresholds.histogram(values)
+    uniq, counts = thresholds.histogram(values) if histogram is None else histogram
     if method.name == "quantile":
         return thresholds.quantile_cuts(uniq, counts, method.k)
     if method.name == "gbdt":
@@ -37,7 +40,7 @@ def numeric_cuts(name, values, method):
     return thresholds.exact_cuts(uniq)
 
 
-def column_features(name, values, method, roles):
+def column_features(name, values, method, roles, histogram=None):
     """Return ``(predicates, notes)`` for one feature column.
 
     Parameters
@@ -48,6 +51,8 @@ def column_features(name, values, method, roles):
     method : Method
         The binarization (see ``solver.data.binarize.parse_method``).
     roles : Roles
+    histogram : (array, array), optional
+        A numeric column's ``thresholds.histogram``, when the caller has it.
 
     Raises
     ------
@@ -57,7 +62,7 @@ def column_features(name, values, method, roles):
     miss = missing_mask(values)
     present = values[~miss]
     if values.dtype.kind == "f":
-        out, notes = _numeric_features(name, present, values, method)
+        out, notes = _numeric_features(name, present, values, method, histogram)
     else:
         out, notes = _text_features(name, present, method, roles)
     if miss.any() and len(present) and roles.policy(name) == "feature":
@@ -67,8 +72,9 @@ def column_features(name, values, method, roles):
     return out, notes
 
 
-def _numeric_features(name, present, values, method):
-    distinct = np.unique(present)
+def _numeric_features(name, present, values, method, histogram=None):
+    histogram = thresholds.histogram(present) if histogram is None else histogram
+    distinct = histogram[0]
     if len(distinct) == 0:
         return [], [f"Column {name!r} has no values; it is left out."]
     if len(distinct) == 1:
@@ -77,7 +83,9 @@ def _numeric_features(name, present, values, method):
         return [predicates.binary(name)], []
     if method.name == "none":
         raise DataError(f"Column {name!r} is not 0/1; choose the exact, quantile or boosted binarization.")
-    return [predicates.threshold(name, t) for t in numeric_cuts(name, values, method)], []
+    out = FeatureList()
+    out.add_thresholds(name, numeric_cuts(name, values, method, histogram))
+    return out, []
 
 
 def _text_features(name, present, method, roles):

@@ -101,7 +101,7 @@ def _nests(a, b):
     return False
 
 
-def from_table(features, table, runs=None):
+def from_table(features, table, runs=None, codes=None):
     """Return the ``OrderedColumns`` of ``features`` evaluated on a raw table (without the binary matrix).
 
     Parameters
@@ -111,7 +111,11 @@ def from_table(features, table, runs=None):
     table : mapping of str to array, shape (n,)
     runs : list of (int, int), optional
         The families as ``(start, stop)`` when the caller knows them (else ``families(features)``).
+    codes : dict of str to (array, array), optional
+        Numeric columns' distinct values ascending and each row's index into them (-1: missing): a family's
+        ranks then come from its cuts against the distinct values, not against every row.
     """
+    codes = codes or {}
     runs = families(features) if runs is None else runs
     n = len(next(iter(table.values()))) if table else 0
     rank = np.zeros((len(runs), n), dtype=np.int32)
@@ -119,12 +123,20 @@ def from_table(features, table, runs=None):
     for f, (start, stop) in enumerate(runs):
         first = features[start]
         if stop - start > 1 and first["kind"] == "threshold":
-            cuts = np.array([features[j]["threshold"] for j in range(start, stop)])
-            values = predicates._as_float(table[first["column"]])
-            with np.errstate(invalid="ignore"):
-                bucket = np.searchsorted(cuts, values, side="left")
-            bucket[np.isnan(values)] = stop - start  # a missing value satisfies no cut
-            rank[f] = bucket
+            cuts = features.cuts(start, stop) if hasattr(features, "cuts") else None
+            if cuts is None:
+                cuts = np.array([features[j]["threshold"] for j in range(start, stop)])
+            if first["column"] in codes:
+                uniq, row_codes = codes[first["column"]]
+                # A missing value (code -1) satisfies no cut: the last entry, above them all.
+                bucket = np.append(np.searchsorted(cuts, uniq, side="left"), stop - start)
+                rank[f] = bucket[row_codes]
+            else:
+                values = predicates._as_float(table[first["column"]])
+                with np.errstate(invalid="ignore"):
+                    bucket = np.searchsorted(cuts, values, side="left")
+                bucket[np.isnan(values)] = stop - start  # a missing value satisfies no cut
+                rank[f] = bucket
         elif stop - start > 1:  # ordinal
             truth = np.column_stack([predicates.evaluate(features[j], table, cache) for j in range(start, stop)])
             rank[f] = (stop - start) - truth.sum(axis=1)
