@@ -92,7 +92,7 @@ def scan_bytes(f, block=1 << 20):
         while data := f.read(block):
             nul = nul or b"\x00" in data
             quote = quote or b'"' in data
-            blank = blank or blank_line(tail + data)
+            blank = blank or blank_line(tail + data[:3]) or blank_line(data)
             tail = data[-3:]
             if utf8:
                 try:
