@@ -249,7 +249,8 @@ class OSSTSurvivalTree(BaseEstimator):
 
     def apply(self, X):
         """Return the node index of the leaf each row reaches."""
-        return self.model_.apply(self._rows(X))
+        rows = self._rows(X)  # checks the fit before ``model_`` is read
+        return self.model_.apply(rows)
 
     def predict_survival_function(self, X, return_array=False):
         """Return each row's leaf KM curve: ``StepCurve`` objects, or values at ``unique_times_`` with ``return_array``."""

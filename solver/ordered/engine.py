@@ -150,10 +150,9 @@ class Engine:
         )
         self.depth = UNLIMITED if depth is None else int(depth)
         self.nodes_budget = UNLIMITED if nodes is None else int(nodes)
-        # A frame at remaining depth d pushes children only when d ≥ 3 (depth two is solved in place), and the kernel
-        # asks for one free level above the top: ``depth`` levels suffice (each holds three F × N arrays); more are
-        # added when needed (NEEDS_LEVELS).
-        levels = max(2, min(self.depth, max(N, 1), 8))
+        # A frame at remaining depth d pushes a child only when d ≥ 3 (depth two is solved in place by the depth-two
+        # routine): ``depth - 1`` levels suffice (each holds three F × N arrays); more are added when needed.
+        levels = max(1, min(self.depth - (1 if use_depth_two else 0), max(N, 1), 8))
         self.state = sm.make_state(
             F,
             N,
@@ -166,7 +165,7 @@ class Engine:
         if N:
             st.ord[0, :, :] = order
             st.srk[0, :, :] = np.take_along_axis(rank, order, axis=1)
-            st.scl[0, :, :] = self.inputs.ty[order]
+            st.scl[0, :, :] = self.inputs.ty[order]  # int16: labels < 2**15
         st.fi[0, sm.I_N] = N
         st.fi[0, sm.I_D] = self.depth
         st.fi[0, sm.I_NB] = self.nodes_budget

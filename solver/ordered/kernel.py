@@ -788,7 +788,8 @@ def run(inp, prm, st, budget):
             return NEEDS_POOL
         if 2 * (cnt[C_ENTRIES] + 2) > st.ck1.shape[0]:
             return NEEDS_CACHE
-        if top + 2 > st.fi.shape[0]:
+        # Only a frame of depth ≥ 3 pushes a child (depth two is solved in place, by the depth-two routine).
+        if top + 2 > st.fi.shape[0] and st.fi[top, I_D] >= (3 if prm.use_depth_two else 2):
             return NEEDS_LEVELS
         phase = st.fi[top, I_PHASE]
         if phase == START:

@@ -126,7 +126,7 @@ class State(NamedTuple):
     # Node rows, sorted by each feature: ord[level, f, :n].
     ord: np.ndarray  # int32 (V, F, N)
     srk: np.ndarray  # int32 (V, F, N): rank of each of those rows in that feature
-    scl: np.ndarray  # int32 (V, F, N): class of each of those rows (class rows only)
+    scl: np.ndarray  # int16 (V, F, N): class of each of those rows (class rows only; labels < 2**15)
     side: np.ndarray  # uint8 (N,): scratch, 1 for the rows of a split's right child
     ford: np.ndarray  # int32 (V, F): the order in which each frame searches the features
     tot: np.ndarray  # float64 (V, L): cost sums of the node's rows
@@ -230,7 +230,7 @@ def make_state(F, N, L, levels, pool=1024, cache=1 << 12, root_slots=0, histogra
     return State(
         ord=np.zeros((levels, F, N), dtype=np.int32),
         srk=np.zeros((levels, F, N), dtype=np.int32),
-        scl=np.zeros((levels, F, N), dtype=np.int32),
+        scl=np.zeros((levels, F, N), dtype=np.int16),
         side=np.zeros(N, dtype=np.uint8),
         ford=np.zeros((levels, F), dtype=np.int32),
         tot=np.zeros((levels, L)),

@@ -100,3 +100,23 @@ def test_the_parameters_table_says_which_threshold_search_auto_ran(alice_client,
         finish_with_result(run.pk, solve(load_problem(run.dataset), "streed", {"objective": objective, "max_depth": 2}))
         page = alice_client.get(run.get_absolute_url()).content.decode()
         assert f"<th>Threshold search</th><td>{ran}" in page, objective
+
+
+# Check a run stopped before any lower bound above 0 was proved says so in words, not as "0.000000 (gap 100 %)".
+def test_a_run_without_a_proved_bound_says_so(alice_client, alice):
+    from solver.api import Limits
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = [b"a,b,c,d,label"] + [
+        b"%.4f,%.4f,%.4f,%.4f,%d" % (*rng.normal(size=4), rng.integers(0, 2)) for _ in range(600)
+    ]
+    dataset = make_dataset(alice, data=b"\n".join(rows) + b"\n", name="noise")
+    run = make_run(alice, dataset, status=Run.Status.RUNNING, algorithm="streed", params={"max_depth": 4})
+    result = solve(load_problem(run.dataset), "streed", run.params, Limits(time_limit=1e-6))
+    assert result.status == "time_limit" and result.lower_bound == 0
+    finish_with_result(run.pk, result)
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert "0 — none proved yet" in page
+    assert "No lower bound above 0 is proved yet" in page
