@@ -108,3 +108,48 @@ def test_it_fits_and_scores_a_holdout_without_a_column_per_threshold(wide):
     assert result.holdout["metrics"]["accuracy"] > 0.85
     assert result.test_vectors
     assert peak < 200 * MB
+
+
+SHARED = [
+    "bank.csv",
+    "car-evaluation.csv",
+    "compas-gosdt.csv",
+    "diamonds.csv",
+    "eeg.csv",
+    "hypothyroid.csv",
+    "loans.csv",
+    "monk1.csv",
+    "occupancy.csv",
+    "page.csv",
+    "raisin.csv",
+    "rice.csv",
+    "segment.csv",
+    "tic-tac-toe.csv",
+    "wilt.csv",
+]
+
+
+# Check, on every shared classification file, that a model's predictions and metrics are the same read from the
+# 0/1 matrix, from the problem's ranks, and from the raw table's values (both ways: training and test rows).
+@pytest.mark.parametrize("name", SHARED)
+def test_metrics_from_splits_equal_metrics_from_the_matrix(name):
+    from conftest import shared_dataset
+    from solver.data import read_file
+
+    table = read_file(shared_dataset(name))
+    label = "grade" if name == "loans.csv" else table.names[-1]
+    roles = Roles(label=label)
+    prepared = pipeline.prepare(table, roles, "cart", None, pipeline.Holdout(0.3))
+    problem = prepared.problem.with_changes(X=None)  # ranks only; a small problem has built its matrix
+    model = solve(problem, "cart", {"max_depth": 4}).model
+    with_matrix = problem.with_changes(X=problem.ordered.binary())
+    assert with_matrix.has_binary and not problem.has_binary
+    assert (model.predict(with_matrix) == model.predict(problem)).all()
+    assert (model.predict(prepared.train) == model.predict(problem)).all()
+    assert metrics.evaluate(model, with_matrix) == metrics.evaluate(model, problem)
+    narrow, _ = model.narrowed()
+    test = problem_like(problem, prepared.test, roles, narrow.features)
+    full = problem_like(problem, prepared.test, roles)
+    full = full.with_changes(X=full.ordered.binary())
+    assert not test.with_changes(X=None).has_binary
+    assert metrics.evaluate(narrow, test.with_changes(X=None)) == metrics.evaluate(model, full)
