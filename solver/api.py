@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from solver import driver, feature_summary, memory, metrics, registry, regularization, roles
+from solver.data import budget
 from solver.driver import Limits
 from solver.models import Tree, model_from_dict
 from solver.problem import Problem, ProblemError
@@ -218,6 +219,7 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     limits = limits or Limits()
     compile_seconds = warm(algorithm)
     module = importlib.import_module(spec.search_module)
+    problem = _within_budget(problem, module, config, limits)
     memory.reset_peak()
     baseline = memory.current_rss()
     with memory.hard_limit(limits.memory_limit):
@@ -246,6 +248,23 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     if hasattr(search, "live"):
         result.live = search.live()
     return result
+
+
+def within_budget(problem, algorithm, params=None, limits=None):
+    """Return ``problem`` as ``solve`` searches it: a 0/1 search's exact thresholds thinned to fit its budget.
+
+    (``solver.data.budget``.) A caller that reads the search's features after the solve (the Rashomon set's
+    votes on test rows) calls this first and solves what it returns; ``solve`` then changes nothing.
+    """
+    spec = registry.get(algorithm)
+    return _within_budget(problem, importlib.import_module(spec.search_module), spec.clean(params), limits or Limits())
+
+
+def _within_budget(problem, module, config, limits):
+    reads_binary = getattr(module, "reads_binary", None)
+    if reads_binary is not None and not reads_binary(problem, config):
+        return problem
+    return budget.thinned(problem, budget.budget_cells(limits.memory_limit))
 
 
 def _set_up(module, problem, config, limits):

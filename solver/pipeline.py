@@ -110,6 +110,11 @@ def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=Tr
 
 def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None):
     """Solve a ``Prepared`` fit; return its ``Result`` with test vectors and, with test rows, test metrics."""
+    start = time.perf_counter()
+    # A 0/1 search's thresholds thinned to its memory budget here, so that what reads the search's features
+    # afterwards (the Rashomon set's test votes) reads the ones it searched.
+    prepared.problem = api.within_budget(prepared.problem, prepared.algorithm, params, limits)
+    prepared.prepare_seconds += time.perf_counter() - start
     result = api.solve(prepared.problem, prepared.algorithm, params, limits, on_progress, on_incumbent)
     # The kernels compiled while preparing count as this fit's compilation (a worker still warming up).
     result.stats["compile_seconds"] = result.stats.get("compile_seconds", 0.0) + prepared.warm_seconds

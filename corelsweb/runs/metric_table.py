@@ -252,7 +252,9 @@ def searched_features(result, dataset_preview=None, evaluation=None):
         "why": "",
     }
     preview = dataset_preview or {}
-    if preview.get("n_features") is not None and (preview["n_features"] != out["n_features"] or evaluation):
+    if report.get("thinned"):
+        out["why"] = report.get("note", "")
+    elif preview.get("n_features") is not None and (preview["n_features"] != out["n_features"] or evaluation):
         whole = preview.get("n_rows") or 0
         out["why"] = (
             f"The dataset page previews {preview['n_features']:,} features made from all "

@@ -29,6 +29,11 @@ def make_search(problem, config):
     return CartSearch(problem, config)
 
 
+def reads_binary(problem, config):
+    """CART fits on the ranks, never on the 0/1 matrix (``solver.api.within_budget``)."""
+    return False
+
+
 class CartSearch:
     finished_status = "heuristic"
     initial_budget = 1

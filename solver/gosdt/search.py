@@ -26,6 +26,15 @@ def make_search(problem, config):
     return _module(config["objective"]).make_search(problem, config)
 
 
+def reads_binary(problem, config):
+    """Whether this solve reads the 0/1 matrix: the rule of ``make_search`` (``solver.api.within_budget``)."""
+    if config["objective"] in NON_ADDITIVE:
+        return True
+    from solver.gosdt.dpb.ordered import runs_ordered
+
+    return not runs_ordered(problem, config)
+
+
 def warmup():
     """Compile (or load from numba's cache) the kernels of both searches."""
     from solver.gosdt.dpb import search as dpb

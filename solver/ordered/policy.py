@@ -20,11 +20,18 @@ def prefers(n_features, n_families):
     return n_features >= ORDERED_FROM_FEATURES and n_features >= ORDERED_FROM_CUTS_PER_COLUMN * n_families
 
 
-def chosen(algorithm, config, n_features, n_families):
-    """Whether ``algorithm`` with ``config`` searches thresholds in order on data of this shape."""
+def chosen(algorithm, config, n_features, n_families, test_costs=False):
+    """Whether ``algorithm`` with ``config`` searches thresholds in order on data of this shape.
+
+    ``test_costs``: the problem has a non-zero cost of testing some feature (STreeD's cost-sensitive task then
+    runs the 0/1 search).
+    """
     if algorithm == "streed":
-        able = config.get("objective") in STREED_TASKS and not (
-            config.get("objective") == "policy" and config.get("capacity") is not None
+        objective = config.get("objective")
+        able = (
+            objective in STREED_TASKS
+            and not (objective == "policy" and config.get("capacity") is not None)
+            and not (objective == "cost_sensitive" and test_costs)
         )
     elif algorithm == "gosdt":
         able = config.get("objective") in GOSDT_OBJECTIVES

@@ -46,6 +46,19 @@ def make_search(problem, config, **task_options):
     return STreeDSearch(problem, config, task=task)
 
 
+def reads_binary(problem, config):
+    """Whether this solve reads the 0/1 matrix (``solver.api.within_budget``), without making its task.
+
+    The rule of ``make_search`` (``runs_ordered``) read off the configuration: the light one of
+    ``solver.ordered.policy``, which the estimate uses too (a test checks that both agree).
+    """
+    from solver.ordered import policy
+
+    columns = problem.ordered_columns()
+    costs = problem.feature_cost is not None and bool(np.any(problem.feature_cost))
+    return not policy.chosen("streed", config, columns.n_features, len(columns.size), test_costs=costs)
+
+
 def warmup():
     """Compile (or load from numba's cache) every kernel on tiny problems of each value size."""
     from solver.problem import Problem
