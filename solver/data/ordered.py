@@ -58,14 +58,34 @@ class OrderedColumns:
         rank = self.rank[f] if rows is None else self.rank[f, rows]
         return rank <= k
 
-    def binary(self):
-        """Return every binary feature: array of uint8, shape (n, n_features)."""
+    def binary(self, columns=None):
+        """Return every binary feature (or those of ``columns``, in that order): array of uint8, shape (n, m)."""
+        if columns is not None:
+            columns = np.asarray(columns, dtype=np.int64)
+            X = np.empty((self.n_samples, len(columns)), dtype=np.uint8)
+            family = np.searchsorted(self.offset, columns, side="right") - 1
+            for j, (f, k) in enumerate(zip(family.tolist(), (columns - self.offset[family]).tolist())):
+                np.less_equal(self.rank[f], k, out=X[:, j], casting="unsafe")
+            return X
         X = np.zeros((self.n_samples, self.n_features), dtype=np.uint8)
         for f in range(len(self.size)):
             start = int(self.offset[f])
             cuts = np.arange(int(self.size[f]))
             X[:, start : start + len(cuts)] = self.rank[f][:, None] <= cuts[None, :]
         return X
+
+    def class_mass_at_or_below(self, y, weights, n_classes):
+        """Return the weight of each class on the rows of every binary feature: array, shape (n_features, n_classes).
+
+        Row ``offset[f] + k`` is the mass of the rows of rank ``≤ k`` in family ``f`` (one pass per family).
+        """
+        out = np.empty((self.n_features, n_classes))
+        for f in range(len(self.size)):
+            start, size = int(self.offset[f]), int(self.size[f])
+            for c in range(n_classes):
+                mass = np.bincount(self.rank[f], weights=np.where(y == c, weights, 0.0), minlength=size + 1)
+                out[start : start + size, c] = np.cumsum(mass[:size])
+        return out
 
     def take(self, rows):
         return OrderedColumns(rank=np.ascontiguousarray(self.rank[:, rows]), offset=self.offset, size=self.size)

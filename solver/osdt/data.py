@@ -90,14 +90,42 @@ def bit_planes(counts, n_points):
     return np.stack([bitset.pack((counts >> b) & 1) for b in range(bits)]).reshape(bits, bitset.n_words(n_points))
 
 
+def gini_order_of_ranks(ordered, y, weights):
+    """``gini_order`` of the binary features of ``ordered`` (``OrderedColumns``), from class masses per cut."""
+    total = weights.sum()
+    p0 = weights[y == 1].sum() / total
+    gini0 = 2 * p0 * (1 - p0)
+    inside = ordered.class_mass_at_or_below(y, weights, 2)
+    everything = np.array([weights[y == 0].sum(), weights[y == 1].sum()])
+    reductions = np.full(len(inside), gini0)
+    for side in (everything[None, :] - inside, inside):
+        mass = side.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(mass > 0, side[:, 1] / mass, 0.0)
+        reductions -= mass / total * 2 * p * (1 - p)
+    return np.asarray(np.argsort(reductions)[::-1], dtype=np.int64)
+
+
 def prepare(problem, feature_order="gini", with_omega=False):
     """Return the ``Prepared`` data of a binary classification ``problem``.
 
-    ``omega`` is filled only ``with_omega`` (the similar support bound needs it).
+    ``omega`` is filled only ``with_omega`` (the similar support bound needs it). A problem without its 0/1
+    matrix (made from ordered columns) is read as ranks: its matrix is built once, in the search's column
+    order, and not kept.
     """
     weights = problem.weights
-    order = gini_order(problem.X, problem.y, weights) if feature_order == "gini" else np.arange(problem.n_features)
-    points = equivalent_points(problem.X[:, order], problem.y, 2, weights)
+    if problem.has_binary:
+        order = gini_order(problem.X, problem.y, weights) if feature_order == "gini" else np.arange(problem.n_features)
+        X = problem.X[:, order]
+    else:
+        ordered = problem.ordered
+        if feature_order == "gini":
+            order = gini_order_of_ranks(ordered, problem.y, weights)
+        else:
+            order = np.arange(problem.n_features)
+        X = ordered.binary(order)
+    points = equivalent_points(X, problem.y, 2, weights)
+    del X
     u = points.n_points
     ones = bitset.pack_columns(points.X)
     full = bitset.full(u)

@@ -153,3 +153,31 @@ def test_thinned_feature_costs_follow_their_features(problem):
     index = {repr(p): j for j, p in enumerate(problem.features)}
     expected = [float(index[repr(p)]) for p in small.features]
     np.testing.assert_array_equal(small.feature_cost, expected)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_osdt_prepares_the_same_data_from_the_ranks_as_from_the_matrix(weighted):
+    from solver.osdt.data import gini_order, gini_order_of_ranks, prepare
+
+    problem = make_problem(table(seed=2), Roles(label="y"))
+
+    if weighted:
+        problem = problem.with_changes(sample_weight=np.arange(problem.n_samples) % 3 + 1.0)
+    with_matrix = problem.with_changes(X=problem.ordered.binary())
+    assert not problem.has_binary
+    np.testing.assert_array_equal(
+        gini_order_of_ranks(problem.ordered, problem.y, problem.weights),
+        gini_order(with_matrix.X, problem.y, problem.weights),
+    )
+    for order in ("gini", "index"):
+        a, b = prepare(problem, order), prepare(with_matrix, order)
+        assert not problem.has_binary  # the ranks' matrix was not kept
+        np.testing.assert_array_equal(a.order, b.order)
+        for x, y in zip(a.data, b.data):
+            np.testing.assert_array_equal(x, y)
+        assert (a.total, a.n_points, a.minority, a.integral) == (b.total, b.n_points, b.minority, b.integral)
+
+
+def test_a_subset_of_columns_is_built_in_the_order_asked(problem):
+    columns = np.array([5, 0, problem.n_features - 1, 3])
+    np.testing.assert_array_equal(problem.ordered.binary(columns), problem.ordered.binary()[:, columns])
