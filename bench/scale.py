@@ -1,6 +1,7 @@
 """Tables at analyst scale: every stage of a fit, its peak memory, beside scikit-learn's CART and ConTree.
 
-For each table and algorithm (depth 3, a 60 s limit, the algorithm's defaults otherwise), in a fresh process:
+For each table and algorithm (depth 3, a 60 s and a 4,096 MB limit, the algorithm's defaults otherwise), in a fresh
+process:
 ``read`` (the whole typed table, as a worker reads it), ``profile`` (the web's pass at upload), ``prepare``
 (binarize), ``compile`` (load or compile the kernels), ``setup`` (the search's set-up), ``search``, ``report``
 (the model and its training metrics), ``evaluate`` (export test vectors; a 20 % holdout scored), ``store`` (the
@@ -82,7 +83,7 @@ def write_numeric(path, rows, cols, seed=0, block=200_000):
             f.write("\n".join(",".join(r) for r in body) + "\n")
 
 
-def ours_job(path, label, algorithm, limit, out):
+def ours_job(path, label, algorithm, limit, out, memory_mb=4096):
     """Fit ``algorithm`` to the table with our pipeline; return the time of each stage."""
     from solver import api, pipeline
     from solver.data import Roles, profile_file, read_file
@@ -100,7 +101,8 @@ def ours_job(path, label, algorithm, limit, out):
     prepared = pipeline.prepare(table, roles, algorithm, None, pipeline.Holdout(0.2))
     stages["prepare"], stages["compile"] = prepared.prepare_seconds, prepared.warm_seconds
     params = {DEPTH_PARAMS[algorithm]: 3} if algorithm in DEPTH_PARAMS else {}
-    result = pipeline.run(prepared, params, api.Limits(time_limit=limit))
+    # The web form's defaults: the time limit given and a 4,096 MB memory limit.
+    result = pipeline.run(prepared, params, api.Limits(time_limit=limit, memory_limit=int(memory_mb * 2**20)))
     s = result.stats
     stages.update(setup=s["setup_seconds"], search=s["solve_seconds"], report=s["report_seconds"])
     stages["evaluate"] = s["evaluate_seconds"]
@@ -185,6 +187,7 @@ def main(argv=None):
     parser.add_argument("--tables", default=",".join(TABLES))
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
     parser.add_argument("--limit", type=float, default=60.0)
+    parser.add_argument("--memory-limit", type=float, default=4096.0, help="MB, the web form's default")
     parser.add_argument("--no-references", action="store_true")
     args = parser.parse_args(argv)
     folder = Path(tempfile.gettempdir()) / "corelsweb-bench-scale"
@@ -209,6 +212,7 @@ def main(argv=None):
                 algorithm=algorithm,
                 limit=args.limit,
                 out=str(folder / f"{name}-{algorithm}.json"),
+                memory_mb=args.memory_limit,
             )
             rows.append({"table": name, "tool": algorithm, "load": os.getloadavg()[0], **out})
             print(json.dumps(rows[-1]), flush=True)
