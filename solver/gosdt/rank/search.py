@@ -27,7 +27,7 @@ import numpy as np
 from solver.gosdt.rank import kernels as rk
 from solver.gosdt.rank.leaves import Leaves, leaf_set_model, prepare
 from solver.models import LEAF, Tree
-from solver.problem import Problem
+from solver.problem import Problem, ProblemError
 
 KINDS = {"f1": rk.F1, "auc": rk.AUC, "pauc": rk.PAUC}
 PRUNES = ("hierarchical", "lookahead", "equivalent_points", "leaf_count", "incremental_progress", "permutation_map")
@@ -68,7 +68,7 @@ def make_search(problem, config):
 
     neg, pos = np.bincount(problem.y, weights=problem.weights, minlength=2)[:2]
     if pos <= 0 or neg <= 0:
-        raise ValueError("F-score and the ROC objectives need rows of both classes")
+        raise ProblemError("F-score and the ROC objectives need rows of both classes (with positive weight).")
     kind, omega = KINDS[config["objective"]], float(config.get("cost_weight", 1.0))
     theta = float(config.get("pauc_theta", 1.0)) if kind == rk.PAUC else 1.0
     upper = float(rk.tree_loss(kind, np.array([pos]), np.array([neg]), pos, neg, omega, theta))
@@ -125,7 +125,7 @@ class RankSearch:
         points = prepare(problem)
         self.P, self.N = float(points.pos.sum()), float(points.neg.sum())
         if self.P <= 0 or self.N <= 0:
-            raise ValueError("F-score and the ROC objectives need rows of both classes")
+            raise ProblemError("F-score and the ROC objectives need rows of both classes (with positive weight).")
         max_depth = config.get("max_depth")
         self.leaves = Leaves(points, problem.n_features + 1 if max_depth is None else int(max_depth))
         self.trees = [((0,), 1)]
