@@ -94,7 +94,8 @@ class Child:
         parent = os.getpid()
         # A thread compiling at the moment of the fork would leave numba's lock held in the child forever.
         with global_compiler_lock:
-            job.prepared.stopwatch.lap("compile_wait")  # the warming thread may hold it for seconds
+            if job.prepared.stopwatch is not None:
+                job.prepared.stopwatch.lap("compile_wait")  # the warming thread may hold it for seconds
             pid = os.fork()
         if pid == 0:  # the child
             try:
@@ -166,7 +167,7 @@ def child_main(conn, job):
     try:
         result = pipeline.run(job.prepared, job.params, job.limits, reporter, reporter.incumbent)
         # The stopwatch goes along, so that the supervisor times the rest (this message, storing) on it.
-        message = ("done", result.to_dict(), job.prepared.stopwatch.state())
+        message = ("done", result.to_dict(), (job.prepared.stopwatch or Stopwatch()).state())
     except USER_ERRORS as e:
         message = ("error", str(e), "")
     except MemoryError:
