@@ -5,7 +5,7 @@ parameters and a time limit, and reads the ``timing`` split of the result file (
 column is the whole process, from the interpreter's start to its exit; ``start`` is what the split cannot see:
 starting Python, importing the solver and writing the file. Results go to ``bench/results/timesplit.json``.
 
-    python -m bench.timesplit [--time-limit 30] [--only loans,diamonds] [--algorithms corels,gosdt]
+    python -m bench.timesplit [--time-limit 30] [--only loans,diamonds] [--algorithms corels,gosdt] [--out FILE]
 """
 
 import argparse
@@ -77,6 +77,7 @@ def main(argv=None):
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--only", default="loans,diamonds,flights,gbsg2")
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    parser.add_argument("--out", default=str(RESULTS / "timesplit.json"))
     args = parser.parse_args(argv)
     rows = []
     for name in args.only.split(","):
@@ -85,8 +86,8 @@ def main(argv=None):
                 continue  # OSST fits survival data only; the others a label
             rows.append(measure(name, algorithm, args.time_limit))
             print(json.dumps(rows[-1]), flush=True)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "timesplit.json").write_text(json.dumps(rows, indent=1) + "\n")
+    Path(args.out).parent.mkdir(exist_ok=True)
+    Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
     print(table(rows))
 
 
