@@ -99,3 +99,28 @@ def test_the_run_compare_and_share_pages_and_the_result_json_show_the_split(alic
 
     download = json.loads(alice_client.get(reverse("run-result-json", args=[first.pk])).content)
     assert download["timing"] == first.timing
+
+
+def test_a_result_made_final_from_the_spool_keeps_the_split_it_was_spooled_with(alice):
+    from django.utils import timezone
+
+    from corelsweb.runs import recovery, storing
+    from corelsweb.runs.models import Run
+
+    done = run_of(alice, "cart")
+    run = Run.objects.create(
+        owner=alice,
+        dataset=done.dataset,
+        algorithm="cart",
+        params=done.params,
+        roles=done.roles,
+        status=Run.Status.RUNNING,
+        worker="gone:1",
+        claimed=timezone.now(),
+    )
+    spooled = {"stages": {**dict.fromkeys(STAGE_NAMES, 0.0), "searching": 1.5, "storing": 0.5}, "total_seconds": 2.0}
+    record = {"pk": run.pk, "holder": run.worker, "status": done.status, "result": done.result, "timing": spooled}
+    assert storing.spool(run.pk, {**record, "error": "", "traceback": ""})
+    assert recovery.finish_spooled() == 1
+    run.refresh_from_db()
+    assert run.timing == spooled and run.result["timing"] == spooled
