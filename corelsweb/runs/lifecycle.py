@@ -309,8 +309,9 @@ def _record_storing(pk, clock):
 
 def execute(pk, worker):
     """Compile what claimed run ``pk`` needs, solve it in a child process, supervise it, and finish the run."""
-    clock = RunClock(Run.objects.filter(pk=pk).values_list("created", flat=True).first())
+    clock = RunClock()
     run = Run.objects.select_related("dataset").get(pk=pk)
+    clock.since(run.created)
     compile_seconds = 0.0
     if run.status == Run.Status.COMPILING:
         try:
@@ -345,11 +346,14 @@ class RunClock:
     is the time from ``created`` to the end of storing its final state.
     """
 
-    def __init__(self, created, wall=time.time, clock=time.perf_counter):
-        self.wall = wall
+    def __init__(self, wall=time.time, clock=time.perf_counter):
         self.watch = Stopwatch(clock)
-        started = wall()
-        self.queued = max(0.0, started - created.timestamp()) if created is not None else 0.0
+        self.started = wall()  # the wall-clock time of the stopwatch's start (machines' clocks kept in step)
+        self.queued = 0.0
+
+    def since(self, created):
+        """Count the time from ``created`` (the run's creation) to this clock's start as ``queued``."""
+        self.queued = max(0.0, self.started - created.timestamp())
 
     def adopt(self, state):
         """Continue on the child's stopwatch (``Stopwatch.state()``), which lapped the stages it ran."""
