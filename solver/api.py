@@ -15,7 +15,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from solver import driver, feature_summary, memory, metrics, registry, regularization, roles
+from solver import driver, feature_summary, memory, metrics, registry, regularization, roles, timing
 from solver.data import budget
 from solver.driver import Limits
 from solver.models import Tree, model_from_dict
@@ -72,6 +72,10 @@ class Result:
         Raw rows ``{"row": {column: value}, "expected": label}`` that exports
         of the model are checked against (filled by callers that hold the
         raw table; see ``solver.export.test_vectors``).
+    timing : dict
+        Where the fit's time went: ``{"stages": {stage: seconds}, "total_seconds": float}``, the stages of
+        ``solver.timing.STAGES``, which sum to the total (``solver.timing``). A run on the web carries its
+        whole life there, from the moment it was sent.
     """
 
     algorithm: str
@@ -88,6 +92,7 @@ class Result:
     extras: dict = field(default_factory=dict)
     test_vectors: list = field(default_factory=list)
     holdout: dict = field(default_factory=dict)
+    timing: dict = field(default_factory=dict)
     # In-process objects of the search that are not saved with the result (the Rashomon set's graph, for
     # ``RashomonSet``); empty for a result read from a file.
     live: dict = field(default_factory=dict, repr=False, compare=False)
@@ -124,6 +129,7 @@ class Result:
             "extras": self.extras,
             "test_vectors": self.test_vectors,
             "holdout": self.holdout,
+            "timing": self.timing,
         }
 
     @classmethod
@@ -147,6 +153,7 @@ class Result:
             extras=d.get("extras", {}),
             test_vectors=d.get("test_vectors", []),
             holdout=d.get("holdout", {}),
+            timing=d.get("timing", {}),
         )
 
 
@@ -161,7 +168,7 @@ def warm(algorithm):
     t0 = time.perf_counter()
     module.warmup()
     _warm_modules.add(module.__name__)
-    # Compiling leaves hundreds of thousands of long-lived objects (numba's types and caches); move them out of
+    # Compiling leaves hundreds of thousands of long-lived objects (the JIT's types and caches); move them out of
     # the collector's reach so that the first solve does not pay a full collection over them (tens of ms).
     gc.collect()
     gc.freeze()
@@ -187,7 +194,7 @@ def check_problem(problem, algorithm, config):
             )
 
 
-def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_incumbent=None):
+def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_incumbent=None, stopwatch=None):
     """Fit ``algorithm`` to ``problem`` and return a ``Result``.
 
     Parameters
@@ -207,17 +214,24 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
         (status ``running``, no trace) of the best model so far, so that a
         caller can keep it should the search never return (a supervisor
         that has to end a stuck search keeps its best model).
+    stopwatch : solver.timing.Stopwatch, optional
+        The caller's clock, lapped here as ``preparing`` (checks and the search's set-up), ``compiling``,
+        ``searching`` and ``evaluating`` (the model, its training metrics and the problem's summary); without
+        one, a stopwatch started at this call. ``Result.timing`` is its split.
 
     Raises
     ------
     ParameterError, ProblemError
         With one plain sentence, before any search starts.
     """
+    watch = stopwatch or timing.Stopwatch()
     spec = registry.get(algorithm)
     config = spec.clean(params)
     check_problem(problem, spec, config)
     limits = limits or Limits()
+    watch.lap("preparing")
     compile_seconds = warm(algorithm)
+    watch.lap("compiling")
     module = importlib.import_module(spec.search_module)
     problem = _within_budget(problem, module, config, limits)
     memory.reset_peak()
@@ -231,8 +245,10 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
             report = _IncumbentReporter(
                 on_progress, on_incumbent, lambda: _result(spec, config, problem, limits, search, "running", {}, {})
             )
+        watch.lap("preparing")
         started = time.perf_counter()
         outcome = driver.run(search, limits, report, baseline=baseline)
+        watch.lap("searching")
         reported = time.perf_counter()
         if hasattr(search, "stop"):
             search.stop(_post_deadline(limits, outcome.status, started))
@@ -247,6 +263,8 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
         result.stats["report_seconds"] = time.perf_counter() - reported
     if hasattr(search, "live"):
         result.live = search.live()
+    watch.lap("evaluating")
+    result.timing = watch.split()
     return result
 
 

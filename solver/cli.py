@@ -15,7 +15,7 @@ import sys
 import tempfile
 from dataclasses import replace
 
-from solver import export, pipeline, registry
+from solver import export, pipeline, registry, timing
 from solver.api import Limits, ProblemError, Result
 from solver.data import DataError, Roles, read_file
 from solver.data.profile import identifier_columns
@@ -181,6 +181,7 @@ def note(args, text):
 
 
 def fit(args):
+    watch = timing.Stopwatch()
     algorithm = registry.get(args.algorithm)
     params = parse_params(args.param)
     config = algorithm.clean(params)
@@ -191,7 +192,8 @@ def fit(args):
         evaluation = pipeline.TestTable(read_file(args.test), args.test)
     elif args.holdout:
         evaluation = pipeline.Holdout(args.holdout, args.seed)
-    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation)
+    watch.lap("reading")
+    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation, stopwatch=watch)
     for text in table.notes + prepared.problem.notes:
         note(args, text)
     limits = Limits(
@@ -203,10 +205,23 @@ def fit(args):
     result = pipeline.run(prepared, config, limits, on_progress)
     if not args.quiet:
         sys.stderr.write("\n")
-    write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
+    write_text(args.out, result_text(result, watch))
     if not args.quiet:
         print(summary_line(result), file=sys.stderr)
+        print(f"time: {timing.summary_line(result.timing)}", file=sys.stderr)
     return 0
+
+
+def result_text(result, watch):
+    """Return the result file's text; its ``timing`` counts making that text as ``storing`` (not the write)."""
+    d = result.to_dict()
+    del d["timing"]
+    body = json.dumps(d, indent=1)
+    watch.lap("storing")
+    result.timing = watch.split()
+    # The split goes last, spliced in, so that the text it times is made once.
+    split = json.dumps(result.timing, indent=1).replace("\n", "\n ")
+    return f'{body[:-2]},\n "timing": {split}\n}}\n'
 
 
 def _print_progress(p):

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from solver import api, export, metrics, registry
+from solver.timing import Stopwatch
 from solver.data.binarize import make_problem
 from solver.data.evaluation import holdout_rows, kfold_rows, problem_like, stratify_by
 from solver.data.table import DataError
@@ -95,27 +96,39 @@ class Prepared:
     description: str
     warm_seconds: float = 0.0  # compiling (or waiting for another thread to compile) the kernels here
     prepare_seconds: float = 0.0  # splitting and binarizing the rows
+    stopwatch: Stopwatch | None = None  # the fit's clock (``solver.timing``), lapped on by ``run``
 
 
-def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True):
-    """Split, binarize and (``warm``) compile: return a ``Prepared``."""
+def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True, stopwatch=None):
+    """Split, binarize and (``warm``) compile: return a ``Prepared``.
+
+    ``stopwatch``: the fit's clock so far (the caller lapped ``reading``); without one, one started here.
+    """
+    watch = stopwatch or Stopwatch()
     spec = registry.get(algorithm)
     start = time.perf_counter()
     train, test, description = evaluation.split(table, roles) if evaluation is not None else (table, None, "")
     problem = make_problem(train, roles, spec.binarization_for(binarization))
     prepare_seconds = time.perf_counter() - start
+    watch.lap("preparing")
     warm_seconds = api.warm(algorithm) if warm else 0.0
-    return Prepared(algorithm, roles, problem, train, test, description, warm_seconds, prepare_seconds)
+    watch.lap("compiling")
+    return Prepared(algorithm, roles, problem, train, test, description, warm_seconds, prepare_seconds, watch)
 
 
 def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None):
-    """Solve a ``Prepared`` fit; return its ``Result`` with test vectors and, with test rows, test metrics."""
+    """Solve a ``Prepared`` fit; return its ``Result`` with test vectors and, with test rows, test metrics.
+
+    ``result.timing`` splits the fit's time from the start of ``prepared.stopwatch`` (``solver.timing``).
+    """
+    watch = prepared.stopwatch or Stopwatch()
     start = time.perf_counter()
-    # A 0/1 search's thresholds thinned to its memory budget here, so that what reads the search's features
-    # afterwards (the Rashomon set's test votes) reads the ones it searched.
+    # A 0/1 search's thresholds thinned to its memory budget here (the solve's first lap counts it as
+    # preparing), so that what reads the search's features afterwards (the Rashomon set's test votes) reads
+    # the ones it searched.
     prepared.problem = api.within_budget(prepared.problem, prepared.algorithm, params, limits)
     prepared.prepare_seconds += time.perf_counter() - start
-    result = api.solve(prepared.problem, prepared.algorithm, params, limits, on_progress, on_incumbent)
+    result = api.solve(prepared.problem, prepared.algorithm, params, limits, on_progress, on_incumbent, watch)
     # The kernels compiled while preparing count as this fit's compilation (a worker still warming up).
     result.stats["compile_seconds"] = result.stats.get("compile_seconds", 0.0) + prepared.warm_seconds
     result.stats["prepare_seconds"] = prepared.prepare_seconds
@@ -135,6 +148,8 @@ def run(prepared, params=None, limits=None, on_progress=None, on_incumbent=None)
             except (DataError, KeyError) as e:
                 result.extras["test_votes"] = {"error": str(e).strip("'\"")}
     result.stats["evaluate_seconds"] = time.perf_counter() - start  # test vectors and test rows
+    watch.lap("evaluating")
+    result.timing = watch.split()
     return result
 
 

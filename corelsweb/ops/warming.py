@@ -75,11 +75,14 @@ def _report_to_beat(state):
     set_warm_state(state)
 
 
-def ensure(name, report=_report_to_beat):
+def ensure(name, report=_report_to_beat, stopwatch=None):
     """Compile (or load from the cache) algorithm ``name``'s kernels in this process unless ready; return the seconds.
 
     One compile per machine: the processes take turns through a file lock and the
     others load numba's cache. An error propagates (the caller's run fails with it).
+    ``stopwatch`` (a run's ``solver.timing.Stopwatch``) laps the wait for the lock, which
+    another process or this one's warming thread holds while it compiles, as ``compile_wait``
+    and the compilation (or the load from the cache) as ``compiling``.
     """
     if is_ready(name):
         return 0.0
@@ -89,7 +92,11 @@ def ensure(name, report=_report_to_beat):
     _mark(name, True, report)
     try:
         with machine_lock(name):
+            if stopwatch is not None:
+                stopwatch.lap("compile_wait")
             api.warm(name)
+            if stopwatch is not None:
+                stopwatch.lap("compiling")
     except BaseException:
         with _state_lock:
             _state["warming"].remove(name)

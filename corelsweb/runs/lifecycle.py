@@ -61,6 +61,7 @@ from corelsweb.runs.liveness import (  # noqa: F401 - the names other modules kn
     worker_id,
 )
 from corelsweb.runs.models import Run
+from solver.timing import Stopwatch
 
 log = logging.getLogger(__name__)
 FIRST_DELAY, MAX_DELAY = 0.5, 10.0  # backoff of the retries to store a final state
@@ -228,11 +229,12 @@ def start_search(pk, worker):
 # Finishing ---------------------------------------------------------------------------------------------------------
 
 
-def finish(pk, status, *, result=None, error="", traceback="", holder=None, expected=Run.ACTIVE):
+def finish(pk, status, *, result=None, error="", traceback="", holder=None, expected=Run.ACTIVE, timing=None):
     """Make run ``pk`` final with ``status``, once; tell its path. Return True if this call ended it.
 
     ``holder``: only while that worker still holds the run (a supervisor whose
     run was taken over cannot end it). ``result``: a ``Result.to_dict()``.
+    ``timing``: the run's split so far (``RunClock.split``), kept on the run and in its result.
     """
     runs = Run.objects.filter(pk=pk, status__in=expected)
     if holder is not None:
@@ -240,7 +242,11 @@ def finish(pk, status, *, result=None, error="", traceback="", holder=None, expe
     fields = dict(
         status=status, error=error, traceback=traceback, finished=timezone.now(), progress={}, version=F("version") + 1
     )
+    if timing is not None:
+        fields["timing"] = timing
     if result is not None:
+        if timing is not None:
+            result = {**result, "timing": timing}
         fields.update(result=result, trace=result.get("trace") or {})
     with transaction.atomic():  # all or nothing, so that a retry after a lost connection finds the run as it was
         if not runs.update(**fields):
@@ -256,22 +262,29 @@ def finish_with_result(pk, result, holder=None):
     return finish(pk, result.status, result=result.to_dict(), holder=holder)
 
 
-def finish_durably(pk, status, *, holder, result=None, error="", traceback=""):
+def finish_durably(pk, status, *, holder, result=None, error="", traceback="", clock=None):
     """Make run ``pk`` final (``finish``) through database outages; return what ``finish`` returned.
 
     Returns True, too, when the run was left to the spool (the database stayed away): its result is safe there.
+    ``clock``: the run's ``RunClock``; its split is stored with the final state, and once that is stored, again
+    with the write counted in ``storing`` (so that the stages sum to the time from sending to the stored result).
     """
+    timing = clock.split() if clock is not None else None
     record = {"pk": pk, "holder": holder, "status": status, "result": result, "error": error, "traceback": traceback}
+    if timing is not None:
+        record["timing"] = timing
     delay, spooled_at = FIRST_DELAY, None
     while True:
         try:
-            done = finish(pk, status, result=result, error=error, traceback=traceback, holder=holder)
+            done = finish(pk, status, result=result, error=error, traceback=traceback, holder=holder, timing=timing)
         except DatabaseError:
             log.warning("run %s: could not store its final state; retrying in %.1f s", pk, delay, exc_info=True)
             connection.close()
         else:
             if spooled_at is not None:
                 storing.unspool(pk)
+            if done and clock is not None:
+                _record_storing(pk, clock)
             return done
         if spooled_at is None and storing.spool(pk, record):
             spooled_at = time.monotonic()
@@ -282,43 +295,82 @@ def finish_durably(pk, status, *, holder, result=None, error="", traceback=""):
         delay = min(2 * delay, MAX_DELAY)
 
 
+def _record_storing(pk, clock):
+    """Store the run's split again with the write of its final state counted (a small UPDATE; best effort)."""
+    try:
+        Run.objects.filter(pk=pk).update(timing=clock.split(), version=F("version") + 1)
+    except DatabaseError:
+        log.warning("run %s: could not store the time of storing its result", pk, exc_info=True)
+        connection.close()
+
+
 # Executing ---------------------------------------------------------------------------------------------------------
 
 
 def execute(pk, worker):
     """Compile what claimed run ``pk`` needs, solve it in a child process, supervise it, and finish the run."""
+    clock = RunClock()
     run = Run.objects.select_related("dataset").get(pk=pk)
+    clock.since(run.created)
     compile_seconds = 0.0
     if run.status == Run.Status.COMPILING:
         try:
-            compile_seconds = warming.ensure(run.algorithm)
+            compile_seconds = warming.ensure(run.algorithm, stopwatch=clock.watch)
         except Exception as e:
             log.exception("run %s: the %s kernels could not be compiled", pk, run.algorithm)
-            return failed(pk, worker, f"The solver's kernels could not be compiled ({type(e).__name__}).")
+            return failed(pk, worker, f"The solver's kernels could not be compiled ({type(e).__name__}).", clock)
         if not start_search(pk, worker):
             log.warning("run %s was cancelled or taken over while its kernels compiled", pk)
             return False
     try:
-        job = solving.prepare(run)
+        job = solving.prepare(run, stopwatch=clock.watch)
     except solving.USER_ERRORS as e:
-        return finish_durably(pk, Run.Status.FAILED, error=str(e), holder=worker)
+        return finish_durably(pk, Run.Status.FAILED, error=str(e), holder=worker, clock=clock)
     except Exception as e:
         log.exception("run %s could not be prepared", pk)
-        return failed(pk, worker, f"The run could not start: an internal error ({type(e).__name__}).")
+        return failed(pk, worker, f"The run could not start: an internal error ({type(e).__name__}).", clock)
     job.prepared.warm_seconds += compile_seconds
-    return Supervisor(run, worker, solving.Child.start(job)).watch()
+    return Supervisor(run, worker, solving.Child.start(job), clock).watch()
 
 
-def failed(pk, worker, error):
+def failed(pk, worker, error, clock=None):
     """Fail run ``pk`` with ``error`` and the current exception's traceback (for staff)."""
-    return finish_durably(pk, Run.Status.FAILED, error=error, traceback=tb.format_exc(), holder=worker)
+    return finish_durably(pk, Run.Status.FAILED, error=error, traceback=tb.format_exc(), holder=worker, clock=clock)
+
+
+class RunClock:
+    """A run's clock on its worker: the time it waited since it was sent, then a ``Stopwatch`` of this worker's part.
+
+    ``queued`` is the wall-clock time from the run's ``created`` to this worker's start on it (the queue, and
+    any earlier attempt of a worker that died); the stopwatch laps every stage after, so that the split's total
+    is the time from ``created`` to the end of storing its final state.
+    """
+
+    def __init__(self, wall=time.time, clock=time.perf_counter):
+        self.watch = Stopwatch(clock)
+        self.started = wall()  # the wall-clock time of the stopwatch's start (machines' clocks kept in step)
+        self.queued = 0.0
+
+    def since(self, created):
+        """Count the time from ``created`` (the run's creation) to this clock's start as ``queued``."""
+        self.queued = max(0.0, self.started - created.timestamp())
+
+    def adopt(self, state):
+        """Continue on the child's stopwatch (``Stopwatch.state()``), which lapped the stages it ran."""
+        self.watch = Stopwatch.from_state(state, self.watch.clock)
+
+    def split(self):
+        """Lap ``storing`` and return the run's split (``solver.timing``)."""
+        self.watch.lap("storing")
+        return self.watch.split(queued=self.queued)
 
 
 class Supervisor:
     """Watch a solving child from outside it: progress, cancel, hard time limit, and how it ended."""
 
-    def __init__(self, run, worker, child):
+    def __init__(self, run, worker, child, clock=None):
         self.pk, self.worker, self.child = run.pk, worker, child
+        self.clock = clock
         self.hard = hard_limit_seconds(run.limits)
         self.deadline = time.monotonic() + self.hard
         self.interval = settings.CORELSWEB_PROGRESS_WRITE_SECONDS
@@ -338,7 +390,9 @@ class Supervisor:
             self.child.kill()
 
     def _finish(self, status, **fields):
-        return finish_durably(self.pk, status, holder=self.worker, **fields)
+        if self.clock is not None and "clock" not in fields:
+            self.clock.watch.lap("searching")  # the child ended without its own account: since the fork
+        return finish_durably(self.pk, status, holder=self.worker, clock=self.clock, **fields)
 
     def _receive(self, wait):
         try:
@@ -357,7 +411,11 @@ class Supervisor:
             self.incumbent = message[1]
         elif kind == "done":
             self.child.kill()  # it has said all it will; storing may take a while through an outage
-            return self._finish(message[1]["status"], result=message[1])
+            if self.clock is not None and len(message) > 2:
+                self.clock.adopt(message[2])  # the child's laps; from its last one on, this is storing
+            return finish_durably(
+                self.pk, message[1]["status"], holder=self.worker, result=message[1], clock=self.clock
+            )
         elif kind == "error":
             self.child.kill()
             return self._finish(Run.Status.FAILED, error=message[1], traceback=message[2])

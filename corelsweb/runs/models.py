@@ -61,6 +61,9 @@ class Run(models.Model):
     # one; blank with message_sent set: the last send found the broker unreachable.
     message_id = models.CharField(max_length=64, blank=True)
     message_sent = models.DateTimeField(null=True, blank=True)
+    # Where the run's time went, from ``created`` to its stored final state: ``{"stages": {stage: seconds},
+    # "total_seconds"}`` with the stages of ``solver.timing.STAGES`` (empty until the run is final).
+    timing = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created"]

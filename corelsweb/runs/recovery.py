@@ -146,7 +146,8 @@ def finish_spooled():
         if record is None:
             continue
         fields = {k: record.get(k) or "" for k in ("error", "traceback")}
-        if lifecycle.finish(pk, record["status"], result=record.get("result"), **fields):
+        timing = record.get("timing")  # the split up to the spool (the outage after it is not counted)
+        if lifecycle.finish(pk, record["status"], result=record.get("result"), timing=timing, **fields):
             log.warning("run %s: made final from its spooled result", pk)
             count += 1
         storing.unspool(pk)

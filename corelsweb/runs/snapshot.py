@@ -62,6 +62,7 @@ def run_view(run, include_data=False):
         "status": run.status,
         "status_display": Run.Status(run.status).label,
         "elapsed": run.elapsed_seconds(),
+        "timing": run.timing,  # where the time went (``solver.timing``), from sending to the stored result
         "params": _param_rows(run.algorithm, run.params, run.result),
         "binarization": run.binarization,
         "limits": run.limits,

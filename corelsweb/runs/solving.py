@@ -11,7 +11,7 @@ worker warmed: a child starts in milliseconds.
 Messages from the child, each a tuple:
 ``("progress", point)`` a trace point from the driver;
 ``("incumbent", result)`` the best model so far (``Result.to_dict()`` without trace);
-``("done", result)`` the final ``Result.to_dict()``;
+``("done", result, stopwatch)`` the final ``Result.to_dict()`` and the run's ``Stopwatch.state()``;
 ``("error", message, traceback)`` a failure in plain words.
 The supervisor may send ``"cancel"``.
 """
@@ -33,6 +33,7 @@ from solver import pipeline
 from solver.api import Limits, ProblemError
 from solver.data import DataError, Roles
 from solver.registry import ParameterError
+from solver.timing import Stopwatch
 
 log = logging.getLogger(__name__)
 
@@ -65,13 +66,17 @@ def evaluation(run):
     return pipeline.evaluation_from_dict(ev)
 
 
-def prepare(run, warm=True):
+def prepare(run, warm=True, stopwatch=None):
     """Read and binarize the run's training rows (and its test rows); raise ``USER_ERRORS`` in plain words.
 
     ``warm``: compile here, so that the child inherits the kernels instead of compiling them on every run.
+    ``stopwatch``: the run's clock (``solver.timing``), lapped as ``reading`` and then by ``pipeline.prepare``.
     """
+    watch = stopwatch or Stopwatch()
+    table, ev = load_table(run.dataset), evaluation(run)
+    watch.lap("reading")
     prepared = pipeline.prepare(
-        load_table(run.dataset), Roles.from_dict(run.roles), run.algorithm, run.binarization, evaluation(run), warm=warm
+        table, Roles.from_dict(run.roles), run.algorithm, run.binarization, ev, warm=warm, stopwatch=watch
     )
     return Job(prepared, run.params, Limits.from_dict(run.limits))
 
@@ -89,6 +94,8 @@ class Child:
         parent = os.getpid()
         # A thread compiling at the moment of the fork would leave numba's lock held in the child forever.
         with global_compiler_lock:
+            if job.prepared.stopwatch is not None:
+                job.prepared.stopwatch.lap("compile_wait")  # the warming thread may hold it for seconds
             pid = os.fork()
         if pid == 0:  # the child
             try:
@@ -159,7 +166,8 @@ def child_main(conn, job):
     reporter = ChildReporter(conn)
     try:
         result = pipeline.run(job.prepared, job.params, job.limits, reporter, reporter.incumbent)
-        message = ("done", result.to_dict())
+        # The stopwatch goes along, so that the supervisor times the rest (this message, storing) on it.
+        message = ("done", result.to_dict(), (job.prepared.stopwatch or Stopwatch()).state())
     except USER_ERRORS as e:
         message = ("error", str(e), "")
     except MemoryError:

@@ -23,7 +23,7 @@ from corelsweb.runs import paths
 from corelsweb.runs.models import Run
 from corelsweb.runs.registry_forms import PathForm, RunForm
 from corelsweb.runs.snapshot import run_view
-from solver import export, registry
+from solver import export, registry, timing
 from solver.models import model_from_dict
 
 
@@ -125,7 +125,16 @@ def result_context(v):
         "tree_rules": tree_rule_lines(result["model"]) if result["model"]["type"] == "tree" else None,
         "rashomon": rashomon_context(result),
         "rashomon_favourites": set(),
+        "time_split": time_split(v.get("timing") or result.get("timing")),
     }
+
+
+def time_split(stored):
+    """Return the time split of a run's ``timing`` for the pages: rows, the total and the search's share."""
+    rows = timing.rows(stored)
+    if not rows:
+        return None
+    return {"rows": rows, "total": float(stored["total_seconds"]), "searching": float(stored["stages"]["searching"])}
 
 
 @login_required
@@ -263,7 +272,9 @@ def result_json(request, pk):
     run = services.get_run_for_user(request, pk)
     if run.result is None:
         return JsonResponse({"error": "This run has no result yet."}, status=404)
-    response = JsonResponse(run.result, json_dumps_params={"indent": 1})
+    # The run's own split counts the write of its result too (``lifecycle.finish_durably``).
+    result = {**run.result, "timing": run.timing} if run.timing else run.result
+    response = JsonResponse(result, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-result.json"'
     return response
 
@@ -478,7 +489,15 @@ def comparison_rows(runs):
         ("training discrimination", lambda r: discrimination(r), "{:.4f}"),
         ("test discrimination", lambda r: discrimination(r, True), "{:.4f}"),
         ("test data", lambda r: (r.result.get("holdout") or {}).get("description"), None),
-        ("search seconds", lambda r: r.result.get("stats", {}).get("solve_seconds"), "{:.3f}"),
+        (
+            "seconds in all, from sending to the stored result",
+            lambda r: (r.timing or {}).get("total_seconds"),
+            "{:.2f}",
+        ),
+        *[
+            (f"seconds {words}", lambda r, stage=stage: stage_seconds(r, stage), "{:.3f}")
+            for stage, words in timing.STAGES
+        ],
         ("nodes", lambda r: r.result.get("stats", {}).get("nodes"), "{:,}"),
     ]
     rows = []
@@ -488,6 +507,14 @@ def comparison_rows(runs):
             continue
         rows.append({"title": title, "values": ["—" if v is None else (fmt.format(v) if fmt else v) for v in values]})
     return rows
+
+
+def stage_seconds(run, stage):
+    """Return the seconds ``run`` spent in ``stage`` (a run from before the split knows its search only)."""
+    stages = (run.timing or {}).get("stages")
+    if stages:
+        return stages.get(stage)
+    return run.result.get("stats", {}).get("solve_seconds") if stage == "searching" else None
 
 
 def leaf_count(model):

@@ -32,6 +32,22 @@ def dense_ranks(values):
     return out
 
 
+def stable_order(rank):
+    """Return the stable argsort of each row of ``rank`` (F, N) as int32 (F, N).
+
+    A row whose ranks fit 16 bits is sorted as ``uint16``, which numpy sorts by radix: on flights (336,776 rows,
+    10 columns) 0.13 s instead of 0.95 s for int32 (its merge sort), the largest part of the search's set-up.
+    """
+    F, N = rank.shape
+    order = np.empty((F, N), dtype=np.int32)
+    for f in range(F):
+        row = rank[f]
+        if N and row.min() >= 0 and row.max() < 2**16:
+            row = row.astype(np.uint16)
+        order[f] = np.argsort(row, kind="stable")
+    return order
+
+
 def class_rows(cost):
     """Return the class of every row when ``cost[r]`` is ``w[r]`` under all labels but one and 0 under it, else None.
 
@@ -113,11 +129,7 @@ class Engine:
         F, N = rank.shape
         L = cost.shape[1]
         rng = np.random.default_rng(seed)
-        order = (
-            np.ascontiguousarray(np.argsort(rank, axis=1, kind="stable").astype(np.int32))
-            if F
-            else np.zeros((0, N), dtype=np.int32)
-        )
+        order = stable_order(rank)
         w = cost.max(axis=1) if L else np.zeros(N)
         ty = class_rows(cost) if L else None
         self.inputs = sm.Inputs(
@@ -164,8 +176,10 @@ class Engine:
         st = self.state
         if N:
             st.ord[0, :, :] = order
-            st.srk[0, :, :] = np.take_along_axis(rank, order, axis=1)
-            st.scl[0, :, :] = self.inputs.ty[order]  # int16: labels < 2**15
+            labels = self.inputs.ty.astype(np.int16)  # int16: labels < 2**15
+            for f in range(F):  # row by row, without an F × N temporary for each (hundreds of MB on large data)
+                np.take(rank[f], order[f], out=st.srk[0, f])
+                np.take(labels, order[f], out=st.scl[0, f])
         st.fi[0, sm.I_N] = N
         st.fi[0, sm.I_D] = self.depth
         st.fi[0, sm.I_NB] = self.nodes_budget

@@ -69,6 +69,12 @@ def test_a_run_waits_while_its_worker_compiles_and_a_kill_then_uses_no_attempt(t
         assert seen.index(Run.Status.COMPILING) < seen.index(Run.Status.RUNNING), seen
         assert run.claimed <= run.started <= run.finished
         assert run.result["stats"]["compile_seconds"] > 0 and run.result["lower_bound"] == run.result["objective"]
-        print(f"statuses seen: {seen}; compile {run.result['stats']['compile_seconds']:.1f} s")
+        # The time split (item 4): the compile that finished is its own stage (at least the hook's 8 s); the one
+        # killed is part of the wait before this worker took the run; the stages sum to the total.
+        stages = run.timing["stages"]
+        assert stages["compiling"] >= float(SLOW_COMPILE["CORELSWEB_TEST_SLOW_COMPILE_SECONDS"])
+        assert stages["queued"] > 0 and stages["searching"] > 0
+        assert sum(stages.values()) == pytest.approx(run.timing["total_seconds"], rel=1e-12, abs=1e-12)
+        print(f"statuses seen: {seen}; compile {run.result['stats']['compile_seconds']:.1f} s; split {run.timing}")
     finally:
         worker.stop()

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.ordered.engine import Engine, solve, tree_cost
+from solver.ordered.engine import Engine, solve, stable_order, tree_cost
 from tests.solver.ordered import oracle
 
 SWITCHES = (
@@ -165,3 +165,13 @@ def test_bounds_move_monotonically_and_meet():
     assert all(a <= b for a, b in zip(lows, lows[1:]))
     assert all(a >= b for a, b in zip(highs, highs[1:]))
     assert max(lows) <= engine.best[0] <= min(highs)
+
+
+@given(st.integers(0, 3), st.integers(0, 300), st.sampled_from([(0, 3), (0, 2**16 - 1), (-5, 5), (0, 2**20)]))
+@settings(max_examples=60, deadline=None)
+def test_the_radix_order_of_16_bit_ranks_is_numpys_stable_order(F, N, bounds):
+    # Rows whose ranks fit 16 bits are sorted by radix; wider or negative ones as they are: the same stable order.
+    rank = np.random.default_rng(F * 1000 + N).integers(bounds[0], bounds[1], (F, N), endpoint=True).astype(np.int32)
+    order = stable_order(rank)
+    assert order.dtype == np.int32 and order.shape == (F, N)
+    assert np.array_equal(order, np.argsort(rank, axis=1, kind="stable"))
