@@ -160,7 +160,7 @@ def warm(algorithm):
     t0 = time.perf_counter()
     module.warmup()
     _warm_modules.add(module.__name__)
-    # Compiling leaves hundreds of thousands of long-lived objects (numba's types and caches); move them out of
+    # Compiling leaves hundreds of thousands of long-lived objects (the JIT's types and caches); move them out of
     # the collector's reach so that the first solve does not pay a full collection over them (tens of ms).
     gc.collect()
     gc.freeze()
@@ -215,6 +215,7 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     spec = registry.get(algorithm)
     config = spec.clean(params)
     check_problem(problem, spec, config)
+    config, from_data = spec.resolve(config, problem)
     limits = limits or Limits()
     compile_seconds = warm(algorithm)
     module = importlib.import_module(spec.search_module)
@@ -243,6 +244,8 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
         )
         result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
         result.stats["report_seconds"] = time.perf_counter() - reported
+        if from_data:
+            result.extras = {**result.extras, "from_data": from_data}
     if hasattr(search, "live"):
         result.live = search.live()
     return result

@@ -213,7 +213,18 @@ def fit(args):
     write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
     if not args.quiet:
         print(summary_line(result), file=sys.stderr)
+    for text in result_notes(result):
+        note(args, text)
     return 0
+
+
+def result_notes(result):
+    """Return the sentences a result owes its reader: data-chosen defaults, reduced thresholds."""
+    extras = result.extras or {}
+    notes = list((extras.get("from_data") or {}).values())
+    if extras.get("threshold_budget"):
+        notes.append(extras["threshold_budget"]["note"])
+    return notes
 
 
 def _print_progress(p):

@@ -190,6 +190,9 @@ class OSSTSurvivalTree(BaseEstimator):
     a boolean event field and a float time field (``solver.survival.survival_y``
     builds one; scikit-survival's ``Surv.from_arrays`` works too).
 
+    ``regularization=None`` (the default) chooses λ from the data: 1 % of the single-leaf integrated Brier
+    score (``solver.regularization.scaled_default``); ``result_.params`` holds the value used.
+
     ``event_value`` (default None) maps an event field coded with numbers, as
     R's ``survival`` package does (1 = censored, 2 = event: ``event_value=2``),
     to the event indicator; the same name as the web's and the command line's.
@@ -204,7 +207,7 @@ class OSSTSurvivalTree(BaseEstimator):
     def __init__(
         self,
         *,
-        regularization=0.01,
+        regularization=None,
         max_depth=4,
         min_samples_leaf=7,
         time_normalizer="range",
