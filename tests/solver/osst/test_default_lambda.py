@@ -41,3 +41,18 @@ def test_a_given_lambda_is_kept_and_the_estimator_defaults_to_the_data():
     estimator = OSSTSurvivalTree(max_depth=2).fit(X, y)
     assert estimator.regularization is None and estimator.result_.params["regularization"] > 0
     assert estimator.model_.n_leaves > 1
+
+
+def test_the_difficulty_estimate_judges_the_lambda_the_run_will_use():
+    from solver.estimate import estimate_for
+
+    # Without a depth limit the most leaves follow from λ: ℓ₀ / λ + 1 = 101 here, not "unboundedly many".
+    problem = survival_problem("gbsg2")
+    config = get("osst").clean({"max_depth": ""})
+    loss0 = regularization.single_leaf_loss("ibs", params=config, survival=(problem.event, problem.time))
+    chosen = regularization.scaled_default(loss0, problem.n_samples, "")[0]
+    given = estimate_for(
+        get("osst"), problem.n_features, problem.n_samples, loss0, {**config, "regularization": chosen}
+    )
+    assert estimate_for(get("osst"), problem.n_features, problem.n_samples, loss0, config) == given
+    assert given["max_leaves"] == 101
