@@ -30,6 +30,10 @@ def test_an_r_coded_survival_table_is_mapped_on_its_dataset_page(browser, live_s
     page.screenshot(path=str(ARTIFACTS / "issue29-event-value-set.png"), full_page=True)
     start_run(page, dataset, "OSST", {"#id_p_max_depth": "2"})
     assert "Harrell" in page.inner_text("#metrics-table")
+    # Issue 29.3: λ left empty is chosen from the data (1 % of ℓ₀ on the 110 training rows), and the tree splits.
+    assert "chosen from the data: 1% of ℓ₀" in page.inner_text("#from-data-regularization")
+    assert "(from the data)" in page.inner_text("body")
+    assert page.query_selector("#single-leaf") is None
     page.screenshot(path=str(ARTIFACTS / "issue29-event-value-run.png"), full_page=True)
 
 
