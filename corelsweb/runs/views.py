@@ -457,7 +457,8 @@ def comparison_rows(runs):
 
     measures = [
         ("status", lambda r: r.get_status_display(), None),
-        ("λ", lambda r: r.params.get("regularization"), "{:g}"),
+        # The λ a run used: its result's (a λ left to the data is chosen when the run starts).
+        ("λ", lambda r: ((r.result or {}).get("params") or r.params).get("regularization"), "{:g}"),
     ]
     kinds = []
     for r in runs:

@@ -47,6 +47,10 @@ def test_a_lambda_chosen_from_the_data_is_said_with_its_value(alice_client, alic
     assert run.params["regularization"] is None and lam > 0
     assert f"<th>Regularization λ</th><td>{lam:.4g} (from the data)" in page
     assert 'id="from-data-regularization"' in page and "ℓ₀ / N (N = 60 rows)" in page
+    from corelsweb.runs.views import comparison_rows
+
+    (row,) = [r for r in comparison_rows([run]) if r["title"] == "λ"]
+    assert row["values"] == [f"{lam:g}"]
 
 
 def test_a_constant_model_of_a_stopped_search_says_why(alice_client, alice):
