@@ -228,6 +228,7 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     spec = registry.get(algorithm)
     config = spec.clean(params)
     check_problem(problem, spec, config)
+    config, from_data = spec.resolve(config, problem)
     limits = limits or Limits()
     watch.lap("preparing")
     compile_seconds = warm(algorithm)
@@ -261,6 +262,8 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
         )
         result = _result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)
         result.stats["report_seconds"] = time.perf_counter() - reported
+        if from_data:
+            result.extras = {**result.extras, "from_data": from_data}
     if hasattr(search, "live"):
         result.live = search.live()
     watch.lap("evaluating")

@@ -19,6 +19,7 @@ from solver import export, pipeline, registry, timing
 from solver.api import Limits, ProblemError, Result
 from solver.data import DataError, Roles, read_file
 from solver.data.profile import identifier_columns
+from solver.data.roles import event_values
 from solver.predict import neutralize, write_predictions  # noqa: F401 (neutralize: re-exported)
 from solver.registry import ParameterError
 from solver.roles import ROLES
@@ -44,6 +45,11 @@ def build_parser():
     for role in ROLE_OPTIONS:
         fit.add_argument(f"--{role}", help=f"{role} column")
     fit.add_argument("--positive-class", help="label value that counts as positive")
+    fit.add_argument(
+        "--event-value",
+        help="value(s) of the event column that mean an event, comma-separated; the others are censored "
+        "(default: the column is 0/1; R's survival package codes 1 = censored, 2 = event: --event-value 2)",
+    )
     fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
     fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="algorithm parameter")
     fit.add_argument(
@@ -129,6 +135,7 @@ def roles_from_args(args, table, algorithm, config):
         label=label,
         features=features,
         positive_class=args.positive_class,
+        event_value=event_values(args.event_value),
         missing=missing_policies(args.missing, names),
         feature_cost=costs(args.feature_cost),
         ordered={c: [v.strip() for v in o.split("<")] for c, o in pairs(args.ordered, "--ordered").items()},
@@ -209,6 +216,8 @@ def fit(args):
     if not args.quiet:
         print(summary_line(result), file=sys.stderr)
         print(f"time: {timing.summary_line(result.timing)}", file=sys.stderr)
+    for text in result_notes(result):
+        note(args, text)
     return 0
 
 
@@ -222,6 +231,18 @@ def result_text(result, watch):
     # The split goes last, spliced in, so that the text it times is made once.
     split = json.dumps(result.timing, indent=1).replace("\n", "\n ")
     return f'{body[:-2]},\n "timing": {split}\n}}\n'
+
+
+def result_notes(result):
+    """Return the sentences a result owes its reader: data-chosen defaults, reduced thresholds."""
+    extras = result.extras or {}
+    notes = list((extras.get("from_data") or {}).values())
+    if extras.get("threshold_budget"):
+        notes.append(extras["threshold_budget"]["note"])
+    binarization = (result.problem or {}).get("binarization") or {}
+    if binarization.get("thinned"):  # a 0/1 matrix within the memory budget (solver.data.budget)
+        notes.append(binarization["note"])
+    return notes
 
 
 def _print_progress(p):

@@ -175,12 +175,19 @@ def estimate_for(algorithm, n_candidates, n_rows, loss0, config, binarization="e
     algorithms that search numeric columns' thresholds in order be judged by their own size model.
     """
     names = {p.name for p in algorithm.params}
+    lam = config.get("regularization")
+    if lam is None and loss0 is not None and any(p.name == "regularization" and p.from_data for p in algorithm.params):
+        # λ left to the data: judge the search by the λ it will run with.
+        from solver.regularization import scaled_default
+
+        lam = scaled_default(loss0, n_rows, "")[0]
+    lam = lam or 0.0
     if column_cuts and policy.chosen(algorithm.name, config, sum(column_cuts), len(column_cuts)):
         out = ordered_estimate(
             n_rows,
             column_cuts,
             loss0 if loss0 is not None else 1.0,
-            config.get("regularization") or 0.0,
+            lam,
             config.get("max_depth"),
             has_lambda="regularization" in names,
         )
@@ -190,7 +197,7 @@ def estimate_for(algorithm, n_candidates, n_rows, loss0, config, binarization="e
         n_candidates,
         n_rows,
         loss0 if loss0 is not None else 1.0,
-        config.get("regularization") or 0.0,
+        lam,
         config.get("max_depth"),
         rule_list=algorithm.model_type == "rule_list",
         has_lambda="regularization" in names,

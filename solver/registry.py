@@ -5,7 +5,7 @@ from these entries, so a parameter has one name, type, range, default and
 help text everywhere.
 
 An algorithm package declares its entry in ``solver/<name>/params.py`` as
-``ALGORITHM = Algorithm(...)``; that module must stay light (no numba
+``ALGORITHM = Algorithm(...)``; that module must stay light (no kernel
 compilation), because the web process imports it to draw forms. The search
 itself lives in ``Algorithm.search_module`` and is imported only to solve.
 """
@@ -23,6 +23,15 @@ DISPLAY_ORDER = ("corels", "gosdt", "rashomon", "osdt", "streed", "osst", "cart"
 
 
 TEXT_MAX = 200  # characters of a ``text`` parameter
+
+
+IMBALANCED_SHARE = 0.2  # a two-class label whose smaller class holds less than this share of the rows
+
+
+def imbalanced(class_counts):
+    """Return True for two classes whose smaller one holds less than ``IMBALANCED_SHARE`` of the rows."""
+    counts = [float(c) for c in class_counts or ()]
+    return len(counts) == 2 and sum(counts) > 0 and min(counts) / sum(counts) < IMBALANCED_SHARE
 
 
 class ParameterError(ValueError):
@@ -53,6 +62,12 @@ class Param:
     optional: bool = False
     group: str = "main"
     visible_when: dict = field(default_factory=dict)
+    # Left empty (None), the value is chosen from the data when the fit starts (``Algorithm.resolve``); these
+    # words say how, on forms and in the result.
+    from_data: str = ""
+    # The default when the label's minority class is under ``IMBALANCED_SHARE`` of the rows (a choice that values
+    # the minority class, where accuracy's optimum is often "predict the majority"); None: ``default`` always.
+    imbalanced_default: Any = None
 
     @property
     def title(self):
@@ -102,6 +117,8 @@ class Param:
             "optional": self.optional,
             "group": self.group,
             "visible_when": {k: list(v) for k, v in self.visible_when.items()},
+            "from_data": self.from_data,
+            "imbalanced_default": self.imbalanced_default,
         }
 
 
@@ -174,6 +191,31 @@ class Algorithm:
     # How raw columns become binary features when nobody says otherwise: the same on the web form, the command
     # line and the estimators (``solver.data.binarize.parse_method`` text).
     binarization: str = "exact"
+    # (problem, config) -> {name: (value, sentence)}: the values of the parameters left empty whose ``from_data``
+    # says they come from the data.
+    data_defaults: Callable | None = None
+
+    def resolve(self, config, problem):
+        """Return ``(config, chosen)``: ``config`` with every empty data-chosen parameter filled from ``problem``.
+
+        ``chosen`` maps each filled name to a sentence saying how its value was chosen.
+        """
+        empty = [p.name for p in self.params if p.from_data and config.get(p.name) is None]
+        if not empty or self.data_defaults is None:
+            return config, {}
+        values = self.data_defaults(problem, config)
+        chosen = {name: values[name] for name in empty if name in values}
+        return {**config, **{name: value for name, (value, _) in chosen.items()}}, {
+            name: sentence for name, (_, sentence) in chosen.items()
+        }
+
+    def defaults_for(self, class_counts=None):
+        """Return every parameter's default for a label with these class counts (its balance may change some)."""
+        skewed = imbalanced(class_counts)
+        return {
+            p.name: p.imbalanced_default if skewed and p.imbalanced_default is not None else p.default
+            for p in self.params
+        }
 
     def binarization_for(self, chosen=None):
         """Return the binarization a fit uses: ``chosen`` when given, else this algorithm's default."""
@@ -255,16 +297,20 @@ def get(name):
     return found[name]
 
 
-def regularization_param(default=0.01, help_extra=""):
-    """Return the shared ``regularization`` (λ) parameter."""
+def regularization_param(default=0.01, help_extra="", from_data=""):
+    """Return the shared ``regularization`` (λ) parameter (``from_data``: chosen from the data when left empty)."""
     return Param(
         "regularization",
         "float",
-        default,
-        "λ: the cost of one leaf (or rule), in units of the objective. " + help_extra,
+        None if from_data else default,
+        "λ: the cost of one leaf (or rule), in units of the objective. "
+        + help_extra
+        + (f" Empty: {from_data}" if from_data else ""),
         label="Regularization λ",
         minimum=0.0,
         maximum=1.0,
+        optional=bool(from_data),
+        from_data=from_data,
     )
 
 

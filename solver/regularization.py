@@ -83,6 +83,25 @@ def single_leaf_loss(objective, class_weights=None, params=None, survival=None):
     return 1.0 - max(weights) / total
 
 
+DEFAULT_SHARE = 0.01  # a data-chosen λ: this share of ℓ₀, or ℓ₀ / N on tables of fewer than 1 / DEFAULT_SHARE rows
+
+
+def scaled_default(loss0, n_rows, objective_words):
+    """Return ``(λ, sentence)``: the default λ of a table, ``ℓ₀ · max(DEFAULT_SHARE, 1/N)``.
+
+    Scaled to the single-leaf loss, a split pays when it removes more than that share of it (the fixed
+    λ = 0.01 of the integrated Brier score was more than the best split gained on two of the three OSST
+    tables); on a small table each leaf must also pay for one row's share.
+    """
+    share = max(DEFAULT_SHARE, 1.0 / max(1, n_rows))
+    lam = float(loss0) * share
+    rule = f"{share:.0%} of ℓ₀" if share == DEFAULT_SHARE else f"ℓ₀ / N (N = {n_rows:,} rows)"
+    return lam, (
+        f"λ = {lam:.4g}, chosen from the data: {rule}, where ℓ₀ = {loss0:.4g} is the {objective_words} of a single "
+        "leaf; a split is kept when it lowers the loss by more than λ."
+    )
+
+
 MAX_SURVIVAL_SPLITS = 400  # features scored for a survival stump (each costs two Kaplan-Meier curves)
 
 

@@ -21,7 +21,12 @@ ROLES = (
     Role("label", "y", "a label column", "The class to predict."),
     Role("weight", "sample_weight", "a weight column", "Non-negative row weights."),
     Role("time", "time", "a survival time column", "Survival time (survival trees)."),
-    Role("event", "event", "an event indicator column", "1 = event observed, 0 = censored."),
+    Role(
+        "event",
+        "event",
+        "an event indicator column",
+        "1 = event observed, 0 = censored (another coding, such as R's 1/2: set the event value).",
+    ),
     Role("group", "group", "a protected group column", "Protected group, two values (fairness constraints)."),
     Role("treatment", "treatment", "a treatment column", "Treatment given (policy trees)."),
     Role("outcome", "outcome", "an outcome column", "Observed outcome (policy trees)."),

@@ -190,6 +190,13 @@ class OSSTSurvivalTree(BaseEstimator):
     a boolean event field and a float time field (``solver.survival.survival_y``
     builds one; scikit-survival's ``Surv.from_arrays`` works too).
 
+    ``regularization=None`` (the default) chooses λ from the data: 1 % of the single-leaf integrated Brier
+    score (``solver.regularization.scaled_default``); ``result_.params`` holds the value used.
+
+    ``event_value`` (default None) maps an event field coded with numbers, as
+    R's ``survival`` package does (1 = censored, 2 = event: ``event_value=2``),
+    to the event indicator; the same name as the web's and the command line's.
+
     Fitted attributes: ``model_`` (a survival ``solver.models.Tree``),
     ``result_``, ``objective_``, ``lower_bound_``, ``optimal_``,
     ``unique_times_`` (the distinct training times), ``n_features_in_``.
@@ -200,7 +207,7 @@ class OSSTSurvivalTree(BaseEstimator):
     def __init__(
         self,
         *,
-        regularization=0.01,
+        regularization=None,
         max_depth=4,
         min_samples_leaf=7,
         time_normalizer="range",
@@ -214,6 +221,7 @@ class OSSTSurvivalTree(BaseEstimator):
         time_limit=None,
         node_limit=None,
         binarize=None,
+        event_value=None,
     ):
         _keep_parameters(self, locals())
 
@@ -221,7 +229,7 @@ class OSSTSurvivalTree(BaseEstimator):
         """Fit the tree to features ``X`` and the structured survival target ``y``; return ``self``."""
         names = _feature_names(X)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
-        event, time = survival.split_survival_y(y)
+        event, time = survival.split_survival_y(y, self.event_value)
         if len(event) != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {len(event)}")
         self.feature_names_in_ = np.asarray(names, dtype=object) if names is not None else None
@@ -278,7 +286,7 @@ class OSSTSurvivalTree(BaseEstimator):
 
     def metrics(self, X, y):
         """Return IBS, IBS ratio, Harrell's C and Uno's C on ``(X, y)``, with Ĝ from the training data."""
-        event, time = survival.split_survival_y(y)
+        event, time = survival.split_survival_y(y, self.event_value)
         train_event, train_time = self._train
         return tree_metrics(
             self.model_,

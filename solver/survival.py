@@ -61,11 +61,14 @@ def survival_y(event, time):
     return y
 
 
-def split_survival_y(y):
+def split_survival_y(y, event_value=None):
     """Return ``(event, time)`` of a structured survival target (scikit-survival's layout).
 
     The first field must be boolean (the event indicator) and the second
-    numeric (the time), whatever their names.
+    numeric (the time), whatever their names. With ``event_value`` (a number
+    or a list of numbers) the first field may hold any numbers, as R's
+    ``survival`` package codes them (1 = censored, 2 = event): those values
+    are events, the others censored.
 
     Returns
     -------
@@ -80,11 +83,29 @@ def split_survival_y(y):
             "solver.survival.survival_y(event, time)"
         )
     event, time = y[names[0]], y[names[1]]
+    if event_value is not None:
+        event = event_from_values(event, event_value, names[0])
     if event.dtype != bool:
-        raise ValueError(f"the first field of y ({names[0]!r}) must be boolean (the event indicator)")
+        raise ValueError(
+            f"the first field of y ({names[0]!r}) must be boolean (the event indicator); for a coding such as "
+            "R's (1 = censored, 2 = event) pass event_value=2"
+        )
     time = np.asarray(time, dtype=np.float64)
     check_times(time)
     return np.ascontiguousarray(event), np.ascontiguousarray(time)
+
+
+def event_from_values(values, event_value, name="event"):
+    """Return True where ``values`` is one of ``event_value`` (a number or a list of numbers)."""
+    chosen = np.atleast_1d(np.asarray(event_value, dtype=np.float64))
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"the first field of y ({name!r}) must hold numbers to be mapped by event_value") from None
+    missing = [v for v in chosen.tolist() if not (values == v).any()]
+    if missing:
+        raise ValueError(f"event_value {missing[0]:g} is not a value of the first field of y ({name!r})")
+    return np.isin(values, chosen)
 
 
 def check_times(time):

@@ -4,7 +4,8 @@ from django.conf import settings
 from corelsweb.datasets.samples import SAMPLES
 from corelsweb.datasets.uploads import size_words
 from corelsweb.datasets.widgets import FastNumberInput, FastSelect, FastSelectMultiple, FastTextInput
-from solver.data.roles import MAX_CATEGORIES, MIN_LEVEL_SHARE
+from solver.data.roles import MAX_CATEGORIES, MIN_LEVEL_SHARE, event_values
+from solver.data.table import DataError
 from solver.roles import BY_NAME, ROLE_NAMES
 
 BINARIZATION_CHOICES = [
@@ -78,6 +79,13 @@ class RolesForm(forms.Form):
     weight = forms.ChoiceField(required=False, help_text=BY_NAME["weight"].help, widget=FastSelect)
     time = forms.ChoiceField(required=False, help_text=BY_NAME["time"].help, widget=FastSelect)
     event = forms.ChoiceField(required=False, help_text=BY_NAME["event"].help, widget=FastSelect)
+    event_value = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Event value",
+        help_text="Value(s) of the event column that mean an event, comma-separated; the others are censored. "
+        "Empty = the column is 0/1. R's survival package codes 1 = censored, 2 = event: enter 2.",
+    )
     group = forms.ChoiceField(required=False, help_text=BY_NAME["group"].help, widget=FastSelect)
     treatment = forms.ChoiceField(required=False, help_text=BY_NAME["treatment"].help, widget=FastSelect)
     outcome = forms.ChoiceField(required=False, help_text=BY_NAME["outcome"].help, widget=FastSelect)
@@ -102,6 +110,8 @@ class RolesForm(forms.Form):
         self.fields["ignore"].choices = columns
         self.dataset = dataset
         roles = dataset.roles
+        if isinstance(self.initial.get("event_value"), (list, tuple)):
+            self.initial["event_value"] = ", ".join(self.initial["event_value"])
         for i, column in enumerate(dataset.columns):
             name = column["name"]
             if column["missing"]:
@@ -156,6 +166,7 @@ class RolesForm(forms.Form):
             counts = (self.dataset.column(label) or {}).get("counts") or {}
             if positive not in counts:
                 self.add_error("positive_class", f"{positive!r} is not a value of the label {label!r}.")
+        self._clean_event_value(data)
         for i, column in enumerate(self.dataset.columns):
             text = data.get(f"order_{i}")
             if text:
@@ -165,11 +176,29 @@ class RolesForm(forms.Form):
                 data[f"order_{i}"] = levels
         return data
 
+    def _clean_event_value(self, data):
+        try:
+            values = event_values(data.get("event_value"))
+        except DataError as e:
+            self.add_error("event_value", str(e))
+            return
+        event = data.get("event")
+        if values and not event:
+            self.add_error("event_value", "Choose the event column first.")
+        elif values and event:
+            counts = (self.dataset.column(event) or {}).get("counts") or {}
+            unknown = [v for v in values if v not in counts]
+            if unknown:
+                self.add_error("event_value", f"{unknown[0]!r} is not a value of the event column {event!r}.")
+        data["event_value"] = list(values) if values else None
+
     def roles(self):
         data = self.cleaned_data
         roles = {name: data[name] for name in ROLE_FIELDS if data.get(name)}
         if data.get("positive_class"):
             roles["positive_class"] = data["positive_class"]
+        if data.get("event_value") and data.get("event"):
+            roles["event_value"] = data["event_value"]
         per_column = {"missing": {}, "feature_cost": {}, "ordered": {}, "levels": {}}
         ignore = list(data.get("ignore") or ())
         for i, name in enumerate(self.dataset.column_names):

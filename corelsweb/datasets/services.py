@@ -19,7 +19,7 @@ from corelsweb.datasets.uploads import size_words
 from corelsweb.security import hit
 from solver import predict, registry
 from solver.data import DataError, ReadLimits, Roles, make_problem, profile_file, read_table
-from solver.data.binarize import parse_method
+from solver.data.binarize import event_coding_error, parse_method
 from solver.data.features import preview_from_problem, preview_from_profile
 from solver.models import model_from_dict
 from solver.roles import missing_sentence
@@ -214,8 +214,9 @@ def check_roles(dataset, roles):
         name = getattr(parsed, role)
         if name and not dataset.column(name).get("numeric"):
             raise DataError(f"The {role} column {name!r} must hold numbers.")
-    if parsed.event and not set(dataset.column(parsed.event).get("counts", {})) <= {"0", "1"}:
-        raise DataError(f"The event column {parsed.event!r} must be 0 (censored) or 1 (event).")
+    problem = event_problem(dataset, parsed)
+    if problem:
+        raise DataError(problem)
     if parsed.group and dataset.column(parsed.group)["distinct"] != 2:
         raise DataError(f"The protected group column {parsed.group!r} must have exactly two values.")
     for name, order in parsed.ordered.items():
@@ -227,6 +228,19 @@ def check_roles(dataset, roles):
             raise DataError(f"Column {name!r} has the value {undeclared[0]!r}, which is not in its declared order.")
     if not parsed.feature_columns(dataset.column_names):
         raise DataError("No feature columns are left once the roles are taken.")
+
+
+def event_problem(dataset, roles):
+    """Return why the event column of ``roles`` cannot be read as events (with the remedy), or None."""
+    if not roles.event or not dataset.column(roles.event):
+        return None
+    present = sorted(dataset.column(roles.event).get("counts", {}), key=_number_key)
+    unknown = [v for v in roles.event_value or () if v not in present]
+    if unknown:
+        return f"The event value {unknown[0]} is not a value of the event column {roles.event!r}."
+    if not roles.event_value and not set(present) <= {"0", "1"}:
+        return event_coding_error(roles.event, present)
+    return None
 
 
 def algorithm_problems(dataset, algorithm, config):
@@ -243,6 +257,10 @@ def algorithm_problems(dataset, algorithm, config):
             f"{algorithm.title} with these settings handles two classes; the label "
             f"{dataset.label_column!r} has {label['distinct']}. Choose another label or algorithm."
         ]
+    if "event" in algorithm.required_roles(config):
+        problem = event_problem(dataset, Roles.from_dict(dataset.roles))
+        if problem:
+            return [problem]
     if parse_method(algorithm.binarization_for(dataset.binarization)).name == "gbdt" and not dataset.label_column:
         return ["The boosted binarization needs a class label; choose exact or quantile thresholds."]
     return []
@@ -356,6 +374,13 @@ def offered_algorithms(dataset):
     return [(name, a) for name, a in registry.algorithms().items() if roles_allow(dataset, a)]
 
 
+def _number_key(text):
+    try:
+        return (0, float(text), text)
+    except ValueError:
+        return (1, 0.0, text)
+
+
 def survival_summary(dataset):
     """Return ``{"events", "event_rate", "time_min", "time_max"}`` from the profile of a survival table, or None."""
     time_column, event_column = dataset.roles.get("time"), dataset.roles.get("event")
@@ -364,9 +389,12 @@ def survival_summary(dataset):
     time, event = dataset.column(time_column), dataset.column(event_column)
     if time is None or event is None:
         return None
+    problem = event_problem(dataset, Roles.from_dict(dataset.roles))
+    if problem:
+        return {"error": problem}
     counts = event.get("counts") or {}
     total = sum(counts.values())
-    events = counts.get("1", 0)
+    events = sum(counts.get(v, 0) for v in dataset.roles.get("event_value") or ["1"])
     return {
         "events": events,
         "event_rate": events / total if total else None,

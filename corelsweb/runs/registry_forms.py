@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator
 
 from solver import registry
-from solver.registry import ParameterError
+from solver.registry import ParameterError, imbalanced
 from solver.data import Roles
 from solver.regularization import regularization_for
 
@@ -82,8 +82,12 @@ def _field_for(param):
         return forms.CharField(max_length=registry.TEXT_MAX, initial=param.default, strip=True, **common)
     number = {"min_value": param.minimum, "max_value": param.maximum, "initial": param.default}
     if param.kind == "int":
-        return forms.IntegerField(**number, **common)
-    return forms.FloatField(**number, **common)
+        field = forms.IntegerField(**number, **common)
+    else:
+        field = forms.FloatField(**number, **common)
+    if param.from_data:
+        field.widget.attrs["placeholder"] = "from the data"
+    return field
 
 
 class RunForm(forms.Form):
@@ -160,6 +164,31 @@ class RunForm(forms.Form):
         )
         for param in algorithm.params:
             self.fields[f"p_{param.name}"] = field_for(param)
+        self.balance_note = self._follow_label_balance(dataset)
+
+    def _follow_label_balance(self, dataset):
+        """Default the parameters whose registry default depends on the label's balance; return a note or ""."""
+        counts = (dataset.label_counts() or {}) if dataset is not None else {}
+        if "label" not in self.algorithm.required_roles(self.algorithm.clean({})) or not imbalanced(counts.values()):
+            return ""
+        defaults = self.algorithm.defaults_for(counts.values())
+        changed = [p for p in self.algorithm.params if defaults[p.name] != p.default]
+        minority, rows = min(counts.items(), key=lambda kv: kv[1]), sum(counts.values())
+        share = f"{minority[1] / rows:.1%} of the rows are {minority[0]!r}"
+        for p in changed:
+            self.fields[f"p_{p.name}"].initial = defaults[p.name]
+        if changed:
+            chosen = ", ".join(f"{p.title.lower()} {defaults[p.name].replace('_', ' ')}" for p in changed)
+            return (
+                f"The label is imbalanced ({share}), so this form starts from {chosen} instead of "
+                f"{changed[0].default}: a model that predicts the majority class for every row scores well on "
+                "accuracy and finds none of the minority rows."
+            )
+        return (
+            f"The label is imbalanced ({share}). {self.algorithm.title} minimises misclassifications, whose optimum "
+            "may be to predict the majority class for every row; GOSDT (balanced accuracy, F1) and STreeD (F1, "
+            "misclassification costs) have objectives that value the minority class."
+        )
 
     def param_groups(self):
         """Return ``[(title, [bound field, ...], expert, open), ...]`` in registry group order.

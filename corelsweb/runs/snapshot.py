@@ -36,6 +36,9 @@ def _shown(name, value, result):
             if ordered
             else ("auto: ran binary (one 0/1 feature per threshold)")
         )
+    chosen = ((result or {}).get("params") or {}).get(name)
+    if value is None and chosen is not None and name in ((result or {}).get("extras") or {}).get("from_data", {}):
+        return f"{chosen:.4g} (from the data)"
     return value
 
 

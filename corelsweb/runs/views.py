@@ -16,6 +16,7 @@ from corelsweb.figures.compare import trace_comparison_figure
 from corelsweb.figures.path import frontier_figure, path_figure
 from corelsweb.figures.roc import roc_overlay_figure, roc_path_figure
 from corelsweb.ops.warming import algorithm_readiness, queue_place, run_wait_note
+from corelsweb.runs.result_notes import result_notes
 from corelsweb.runs import metric_table, services
 from corelsweb.runs.objectives import objective_words
 from corelsweb.figures.tree import tree_figure, tree_rule_lines
@@ -39,6 +40,10 @@ def home(request):
     return render(request, "front/home.html", ctx)
 
 
+def _objective_param(spec):
+    return next((p for p in spec.params if p.name == "objective"), None)
+
+
 @login_required
 def new_run(request, dataset_pk, algorithm):
     dataset = get_dataset_for_user(request, dataset_pk)
@@ -47,6 +52,9 @@ def new_run(request, dataset_pk, algorithm):
     if request.GET.get("from"):
         earlier = services.get_run_for_user(request, request.GET["from"])
         initial = RunForm.initial_from(spec, earlier.params, earlier.limits, earlier.evaluation)
+    elif request.GET.get("objective") in getattr(_objective_param(spec), "choices", ()):
+        # A link from a run page that offers an objective fitting the data ("balanced accuracy on GOSDT").
+        initial = {"p_objective": request.GET["objective"]}
     form = RunForm(spec, request.POST or None, initial=initial, dataset=dataset)
     if request.method == "POST" and form.is_valid():
         problems = algorithm_problems(dataset, spec, form.cleaned_data["params"])
@@ -117,6 +125,7 @@ def result_context(v):
         "panels": panels_for_result(result),
         "metrics": metric_table.metric_table(result),
         "overfitting": metric_table.overfitting_warnings(result),
+        "result_notes": result_notes(result),
         "fairness": metric_table.fairness_table(
             result, v.get("group_names"), (result.get("params") or {}).get("objective")
         ),
@@ -459,7 +468,8 @@ def comparison_rows(runs):
 
     measures = [
         ("status", lambda r: r.get_status_display(), None),
-        ("λ", lambda r: r.params.get("regularization"), "{:g}"),
+        # The λ a run used: its result's (a λ left to the data is chosen when the run starts).
+        ("λ", lambda r: ((r.result or {}).get("params") or r.params).get("regularization"), "{:g}"),
     ]
     kinds = []
     for r in runs:

@@ -119,6 +119,44 @@ def _numbers(table, name, role):
     return values
 
 
+def event_indicator(values, column, event_value=None, strict=True):
+    """Return True where ``values`` of the event column mean an event.
+
+    Parameters
+    ----------
+    values : array of float64, shape (n,)
+    event_value : tuple of str or None
+        The values that mean an event (``Roles.event_value``); None: the column must be 0/1.
+    strict : bool
+        Refuse an event value that the column never holds (training data; test rows may lack it).
+
+    Raises
+    ------
+    DataError
+        Naming the remedy (the event value) when the coding is not 0/1 and no event value is given.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    present = [predicates.as_text(v) for v in np.unique(values).tolist()]
+    if not event_value:
+        if set(present) <= {"0", "1"}:
+            return values == 1
+        raise DataError(event_coding_error(column, present))
+    unknown = [v for v in event_value if v not in present]
+    if unknown and strict:
+        raise DataError(f"The event value {unknown[0]} is not a value of the event column {column!r}.")
+    return np.isin(values, [float(v) for v in event_value])
+
+
+def event_coding_error(column, present):
+    """Return the sentence refusing an event column that is not coded 0/1, with its remedy."""
+    shown = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
+    return (
+        f"The event column {column!r} holds {shown}: it must be 0 (censored) or 1 (event), or say which value "
+        "means an event — the event value on the dataset page, --event-value on the command line, event_value= "
+        "in the estimators (R's survival package codes 1 = censored, 2 = event: give 2)."
+    )
+
+
 def rows_to_keep(table, roles, feature_names):
     """Return ``(keep, notes)``: rows that have every role value and every 'drop'-policy feature.
 
@@ -164,10 +202,7 @@ def role_fields(table, roles):
             raise DataError(f"The survival time column {roles.time!r} has negative values.")
         out.setdefault("label_name", roles.time)
     if roles.event:
-        event = _numbers(table, roles.event, "event")
-        if not set(np.unique(event).tolist()) <= {0.0, 1.0}:
-            raise DataError(f"The event column {roles.event!r} must be 0 (censored) or 1 (event).")
-        out["event"] = event == 1
+        out["event"] = event_indicator(_numbers(table, roles.event, "event"), roles.event, roles.event_value)
     if roles.group:
         out["group"], groups = label_classes(table[roles.group], role="group")
         if len(groups) != 2:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver import predicates
-from solver.data.binarize import EAGER_CELLS, label_classes, rows_to_keep
+from solver.data.binarize import EAGER_CELLS, event_indicator, label_classes, rows_to_keep
 from solver.data.ordered import from_table
 from solver.data.table import DataError
 from solver.problem import Problem
@@ -78,7 +78,7 @@ def problem_like(problem, table, roles, features=None):
         if column:
             fields[name] = np.asarray(table[column], dtype=np.float64)
     if roles.event:
-        fields["event"] = np.asarray(table[roles.event], dtype=np.float64) == 1
+        fields["event"] = event_indicator(table[roles.event], roles.event, roles.event_value, strict=False)
     if roles.weight:
         fields["sample_weight"] = np.asarray(table[roles.weight], dtype=np.float64)
     if roles.group:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
+from solver import predicates
 from solver.data.table import DataError
 from solver.roles import ROLE_NAMES
 
@@ -29,6 +30,10 @@ class Roles:
     features : tuple of str or None
     positive_class : str or None
         Label value counted as positive (two classes).
+    event_value : tuple of str or None
+        Values of the event column that mean an event (every other value is
+        censored), for tables coded as R's ``survival`` package does (1 =
+        censored, 2 = event; or 0/1/2). None: the column must be 0/1.
     ignore : tuple of str
         Columns left out of the features.
     missing : dict of str to str
@@ -60,6 +65,7 @@ class Roles:
     treatment: str | None = None
     outcome: str | None = None
     positive_class: str | None = None
+    event_value: tuple | None = None
     ignore: tuple = ()
     missing: dict = field(default_factory=dict)
     feature_cost: dict = field(default_factory=dict)
@@ -156,6 +162,7 @@ class Roles:
         if d.get("features") is not None:
             d["features"] = tuple(d["features"])
         d["ignore"] = tuple(d.get("ignore") or ())
+        d["event_value"] = event_values(d.get("event_value"))
         for name in ("missing", "feature_cost", "ordered", "levels"):
             d[name] = dict(d.get(name) or {})
         d["feature_cost"] = {k: _cost(k, v) for k, v in d["feature_cost"].items()}
@@ -165,6 +172,23 @@ class Roles:
         else:
             d["max_categories"] = int(d["max_categories"])
         return cls(**d)
+
+
+def event_values(value):
+    """Return the event values as a tuple of texts (``"2"``, ``"1,2"``, ``[2]`` …), or None when none are given."""
+    if value is None or value == "":
+        return None
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else [value]
+    texts = []
+    for v in items:
+        text = v.strip() if isinstance(v, str) else predicates.as_text(v)
+        try:
+            text = predicates.as_text(float(text)) if text else text
+        except ValueError:
+            raise DataError(f"An event value must be a number, not {text!r}.") from None
+        if text and text not in texts:
+            texts.append(text)
+    return tuple(texts) or None
 
 
 def _cost(column, value):

@@ -21,6 +21,16 @@ def _bound(name, theorem, help_text):
     )
 
 
+def _data_defaults(problem, config):
+    """Return λ from the data: scaled to the single-leaf integrated Brier score and the rows."""
+    from solver import regularization
+
+    loss0 = regularization.single_leaf_loss("ibs", params=config, survival=(problem.event, problem.time))
+    if loss0 is None:
+        return {}
+    return {"regularization": regularization.scaled_default(loss0, problem.n_samples, "integrated Brier score")}
+
+
 ALGORITHM = Algorithm(
     name="osst",
     title="OSST (optimal sparse survival trees)",
@@ -29,8 +39,13 @@ ALGORITHM = Algorithm(
         "+ λ × leaves; every leaf predicts the Kaplan-Meier curve of its training rows."
     ),
     search_module="solver.osst.search",
+    data_defaults=_data_defaults,
     params=(
-        regularization_param(default=0.01, help_extra="In units of the integrated Brier score; use λ > 1/N."),
+        regularization_param(
+            help_extra="In units of the integrated Brier score.",
+            from_data="1 % of the single-leaf loss ℓ₀ (the integrated Brier score of one Kaplan-Meier curve for every "
+            "row), or ℓ₀ / N on tables of fewer than 100 rows.",
+        ),
         replace(
             max_depth_param(default=4, optional=True),
             help=(

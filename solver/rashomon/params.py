@@ -41,6 +41,7 @@ ALGORITHM = Algorithm(
             "What the trees are scored on: a loss of 1 − metric, plus λ per leaf.",
             choices=ADDITIVE,
             group="objective",
+            imbalanced_default="balanced_accuracy",
         ),
         regularization_param(default=0.01, help_extra="A leaf must cut the loss by at least λ to pay for itself."),
         max_depth_param(default=None, optional=True),

@@ -1,7 +1,7 @@
 """Registry entry of STreeD (van der Linden, de Weerdt, Demirović; NeurIPS 2023).
 
 Depth-limited optimal trees for separable objectives and constraints by
-dynamic programming. Kept light: no numba here (the web process imports it).
+dynamic programming. Kept light: no compiled kernels here (the web process imports it).
 """
 
 import math
@@ -84,6 +84,7 @@ ALGORITHM = Algorithm(
             "policy (the treatment assignment with the highest estimated outcome).",
             choices=TASKS,
             group="objective",
+            imbalanced_default="f1",
         ),
         replace(
             max_depth_param(default=3, optional=False, maximum=8),
@@ -197,7 +198,9 @@ ALGORITHM = Algorithm(
             "a depth-two sweep, neighbouring thresholds bounded together: ConTree's search), binary (one 0/1 "
             "feature per threshold, bitset pair counts), or auto (ordered when the columns bring many "
             "thresholds). Ordered serves accuracy, misclassification costs and policies without a capacity; "
-            "the other tasks always search 0/1 features. Never changes the optimum.",
+            "F1 runs on it as Dinkelbach iterations (auto: where its 0/1 search would be too large); the other tasks search 0/1 features, and on more thresholds than "
+            "that search can take (auto) keep the quantile thresholds of each column that fit, and say so. "
+            "Never changes the optimum (but for that reduction).",
             label="Threshold search",
             choices=("auto", "ordered", "binary"),
             group="search",

@@ -14,7 +14,7 @@ import numpy as np
 
 from solver.api import ProblemError
 from solver.models import LEAF, Tree, tree_dict
-from solver.streed import treecounts
+from solver.streed import budget, dinkelbach, treecounts
 from solver.streed.ordered import OrderedSTreeDSearch, runs_ordered
 from solver.streed.recursion import Solver
 from solver.streed.tasks import make_task
@@ -43,6 +43,14 @@ def make_search(problem, config, **task_options):
         raise ProblemError(f"STreeD cannot run this task here: {e}.") from None
     if runs_ordered(problem, task, config):
         return OrderedSTreeDSearch(problem, config, task)
+    depth = min(int(config["max_depth"]), int(config.get("max_nodes") or 2 ** int(config["max_depth"])))
+    if dinkelbach.serves(problem, task, config, depth):
+        return dinkelbach.DinkelbachF1Search(problem, config, task)
+    # Thresholds are thinned out only where nobody asked for every one of them (threshold_search=binary).
+    if config.get("threshold_search", "auto") != "binary" and budget.needs_budget(problem, depth, task.A.shape[1]):
+        reduced = budget.reduce_thresholds(problem, depth, task.A.shape[1])
+        if reduced is not None:
+            return BudgetedSTreeDSearch(reduced, config, **task_options)
     return STreeDSearch(problem, config, task=task)
 
 
@@ -60,7 +68,7 @@ def reads_binary(problem, config):
 
 
 def warmup():
-    """Compile (or load from numba's cache) every kernel on tiny problems of each value size."""
+    """Compile (or load from the kernel cache) every kernel on tiny problems of each value size."""
     from solver.problem import Problem
     from solver.streed.params import ALGORITHM
 
@@ -244,6 +252,17 @@ class STreeDSearch:
         out["steps"] = self.steps
         out["cache_entries"] = len(self.solver.cache)
         return out
+
+
+class BudgetedSTreeDSearch(STreeDSearch):
+    """The 0/1 search over the thresholds a ``solver.streed.budget.Budget`` kept; its result says so."""
+
+    def __init__(self, kept, config, **task_options):
+        super().__init__(kept.problem, config, **task_options)
+        self.budget = kept
+
+    def extras(self):
+        return {**super().extras(), "threshold_budget": self.budget.to_dict()}
 
 
 def distinct_rows(problem, task):

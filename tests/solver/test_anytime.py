@@ -59,7 +59,21 @@ CASES = {
         "exact",
         {"max_depth": 3, "threshold_search": "binary"},
     ),
-    "streed-f1-thresholds": ("streed", "bank.csv", {"label": "label"}, "exact", {"max_depth": 3, "objective": "f1"}),
+    "streed-f1-thresholds": (
+        "streed",
+        "bank.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 3, "objective": "f1", "threshold_search": "binary"},
+    ),
+    # F1 on every threshold as Dinkelbach iterations of the ordered search (issue 29): one iteration in pieces.
+    "streed-f1-dinkelbach": (
+        "streed",
+        "eeg.csv",
+        {"label": "label"},
+        "exact",
+        {"max_depth": 3, "objective": "f1", "threshold_search": "ordered"},
+    ),
     "streed-ordered": (
         "streed",
         "eeg.csv",

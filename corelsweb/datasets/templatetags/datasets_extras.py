@@ -40,6 +40,8 @@ def outcome_summary(dataset):
     from corelsweb.datasets.services import survival_summary
 
     survival = survival_summary(dataset)
+    if survival is not None and "error" in survival:
+        return "survival: choose the event value"
     if survival is not None:
         rate = "" if survival["event_rate"] is None else f"{100 * survival['event_rate']:.0f} % events, "
         span = (

@@ -180,3 +180,19 @@ def test_plot_labels_escape_names_from_the_file(alice, settings):
     run = make_finished_run(alice, dataset)
     text = str(model_figure(run.result))
     assert "<b>x</b>" not in text and "&lt;b&gt;x&lt;/b&gt;" in text and "&lt;i&gt;a&lt;/i&gt;" in text
+
+
+def test_an_r_coded_event_column_is_read_through_the_event_value(alice_client, alice):
+    # Check issue 29 item 2: a 1/2 event column is refused with the remedy, and the event value maps it.
+    data = b"x,time,event\n" + b"".join(b"%d,%d,%d\n" % (i % 3, 10 + i, 1 + (i % 4 == 0)) for i in range(40))
+    dataset = make_dataset(alice, data)
+    page = alice_client.get(dataset.get_absolute_url()).content.decode()
+    assert "must be 0 (censored) or 1 (event), or say which value means an event" in page.replace("&#x27;", "'")
+    r = alice_client.post(dataset.get_absolute_url(), {"time": "time", "event": "event", "event_value": "3"})
+    assert r.status_code == 400 and "is not a value of the event column" in r.content.decode()
+    r = alice_client.post(dataset.get_absolute_url(), {"time": "time", "event": "event", "event_value": "2"})
+    assert r.status_code == 302
+    dataset.refresh_from_db()
+    assert dataset.roles == {"time": "time", "event": "event", "event_value": ["2"]}
+    page = alice_client.get(dataset.get_absolute_url()).content.decode()
+    assert "10 events of 40 rows" in page and 'value="2"' in page
