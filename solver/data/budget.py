@@ -47,34 +47,32 @@ def quantile_picks(rank, size, k, weights=None):
     """Return the indices (ascending, distinct) of at most ``k`` of a family's ``size`` cuts, at its rows' quantiles.
 
     Cut ``c`` holds the rows of rank ``≤ c``; the pick for quantile ``q = i / (k + 1)`` is the first cut holding
-    at least a share ``q`` of the rows whose rank falls below some cut (missing and top rows hold none).
+    at least a share ``q`` of the (weighted) rows whose rank falls below some cut (missing and top rows hold
+    none). Where ties make picks coincide, cuts spread evenly among those not picked fill up to ``k``.
     """
+    if size <= k:
+        return np.arange(size, dtype=np.int64)
     counts = np.bincount(rank, weights=weights, minlength=size + 1)[:size]
     held = np.cumsum(counts)
     total = held[-1] if len(held) else 0
     if total <= 0:
         return np.unique(np.linspace(0, size - 1, k).round().astype(np.int64))
     targets = np.arange(1, k + 1) / (k + 1) * total
-    picks = np.minimum(np.searchsorted(held, targets, side="left"), size - 1)
-    return np.unique(picks)
+    picks = np.unique(np.minimum(np.searchsorted(held, targets, side="left"), size - 1))
+    if len(picks) < k:  # heavy ties: evenly spread cuts not picked yet fill up to k
+        rest = np.setdiff1d(np.arange(size), picks)
+        extra = rest[np.linspace(0, len(rest) - 1, k - len(picks)).round().astype(np.int64)]
+        picks = np.unique(np.concatenate([picks, extra]))
+    return picks.astype(np.int64)
 
 
-def thinned(problem, max_cells):
-    """Return ``problem`` with its numeric columns' cuts thinned so that its 0/1 matrix has at most ``max_cells``.
+def keep_at_most(problem, k):
+    """Return ``(problem, thinned)``: each family of more than ``k`` cuts keeps ``quantile_picks`` of them.
 
-    Unchanged when the matrix exists already, when the problem is not an exact binarization made from ordered
-    columns, when it fits, or when even one cut per column would not fit (the matrix's own check then refuses
-    with what to change).
+    ``thinned`` counts the families that lost cuts. Every other field (rows, labels, the report) is
+    unchanged; feature costs follow their features. The problem has no 0/1 matrix until one is read.
     """
-    if problem.has_binary or problem.ordered is None or not problem.binarization.get("exact", False):
-        return problem
-    ordered = problem.ordered
-    n = ordered.n_samples
-    if ordered.cells() <= max_cells:
-        return problem
-    k = cuts_per_column(ordered.size, n, max_cells)
-    if k == 0:
-        return problem
+    ordered = problem.ordered_columns()
     features = FeatureList()
     ranks, sizes, offsets, kept = [], [], [], []
     thinned_columns = 0
@@ -101,15 +99,38 @@ def thinned(problem, max_cells):
         offset=np.asarray(offsets, dtype=np.int64),
         size=np.asarray(sizes, dtype=np.int64),
     )
+    changes = {"X": None, "ordered": new, "features": features}
+    if problem.feature_cost is not None:
+        changes["feature_cost"] = problem.feature_cost[np.concatenate(kept)]
+    return problem.with_changes(**changes), thinned_columns
+
+
+def thinned(problem, max_cells):
+    """Return ``problem`` with its numeric columns' cuts thinned so that its 0/1 matrix has at most ``max_cells``.
+
+    Unchanged when the matrix exists already, when the problem is not an exact binarization made from ordered
+    columns, when it fits, or when even one cut per column would not fit (the matrix's own check then refuses
+    with what to change).
+    """
+    if problem.has_binary or problem.ordered is None or not problem.binarization.get("exact", False):
+        return problem
+    ordered = problem.ordered
+    n = ordered.n_samples
+    if ordered.cells() <= max_cells:
+        return problem
+    k = cuts_per_column(ordered.size, n, max_cells)
+    if k == 0:
+        return problem
+    reduced, thinned_columns = keep_at_most(problem, k)
     report = dict(problem.binarization)
     exact_features = int(ordered.n_features)
     report.update(
         method=f"{report.get('method', 'exact')}, thinned to {k:,} per column",
         exact=False,
-        n_features=int(new.n_features),
+        n_features=int(reduced.n_features),
         thinned={
             "exact_features": exact_features,
-            "features": int(new.n_features),
+            "features": int(reduced.n_features),
             "per_column": int(k),
             "columns": int(thinned_columns),
             "budget_bytes": int(max_cells),
@@ -127,14 +148,10 @@ def thinned(problem, max_cells):
     if report.get("best_accuracy_raw") is not None and problem.y is not None:
         from solver.data.binarize import best_accuracy, row_groups
 
-        weights = problem.weights
-        groups = row_groups(new.rank, n)
-        report["best_accuracy"] = best_accuracy(groups, problem.y, weights, int(problem.y.max()) + 1)
+        groups = row_groups(reduced.ordered.rank, n)
+        report["best_accuracy"] = best_accuracy(groups, problem.y, problem.weights, int(problem.y.max()) + 1)
     report["note"] = note
-    changes = {"ordered": new, "features": features, "binarization": report, "notes": [*problem.notes, note]}
-    if problem.feature_cost is not None:
-        changes["feature_cost"] = problem.feature_cost[np.concatenate(kept)]
-    return problem.with_changes(**changes)
+    return reduced.with_changes(binarization=report, notes=[*problem.notes, note])
 
 
 def _copy(features, source, start, stop):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.data.ordered import OrderedColumns
+from solver.data.budget import keep_at_most
 
 # Word operations the search may spend on its feature-pair counts: a depth-``d`` search over ``m``
 # features of ``n`` rows does about m^d / 2 · n / 64 per kind of count (a depth-two pair count of m² / 2
@@ -86,26 +86,9 @@ def reduce_thresholds(problem, depth, kinds):
     k = _per_column(columns.size[numeric], budget - fixed)
     if k is None:
         return None
-    keep, ranks, offsets, sizes = [], [], [], []
-    for f in range(len(columns.size)):
-        start, size, rank = int(columns.offset[f]), int(columns.size[f]), columns.rank[f]
-        cuts = quantile_cuts(rank, size, k) if size > k else np.arange(size)
-        offsets.append(len(keep))
-        sizes.append(len(cuts))
-        keep += (start + cuts).tolist()
-        ranks.append(np.searchsorted(cuts, rank, side="left").astype(np.int32))
-    ordered = OrderedColumns(
-        rank=np.ascontiguousarray(np.vstack(ranks)),
-        offset=np.array(offsets, dtype=np.int64),
-        size=np.array(sizes, dtype=np.int64),
-    )
-    keep = np.array(keep, dtype=np.int64)
-    changes = {"X": None, "ordered": ordered, "features": [problem.features[int(j)] for j in keep]}
-    if problem.feature_cost is not None:
-        changes["feature_cost"] = problem.feature_cost[keep]
-    reduced = problem.with_changes(**changes)
+    reduced, _ = keep_at_most(problem, k)
     lost = int((columns.size[numeric] > k).sum())
-    return Budget(reduced, problem.n_features, len(keep), k, lost)
+    return Budget(reduced, problem.n_features, reduced.n_features, k, lost)
 
 
 def _per_column(sizes, room):
@@ -122,25 +105,3 @@ def _per_column(sizes, room):
         else:
             hi = mid - 1
     return lo
-
-
-def quantile_cuts(rank, size, k):
-    """Return ``k`` cut indices (ascending, distinct) of a family at the quantiles of its rows.
-
-    Parameters
-    ----------
-    rank : array of int32, shape (n,)
-        Each row's bucket, ``0 … size`` (``size``: above every cut, or missing).
-    """
-    counts = np.bincount(rank, minlength=size + 1)[:size]  # rows whose value is just below each cut
-    cumulative = np.cumsum(counts)
-    total = cumulative[-1] if len(cumulative) else 0
-    if total == 0:
-        return np.linspace(0, size - 1, k).round().astype(np.int64)
-    targets = total * np.arange(1, k + 1) / (k + 1)
-    cuts = np.unique(np.searchsorted(cumulative, targets, side="left").clip(0, size - 1))
-    if len(cuts) < k:  # heavy ties: fill with evenly spread cuts not taken yet
-        rest = np.setdiff1d(np.arange(size), cuts)
-        extra = rest[np.linspace(0, len(rest) - 1, k - len(cuts)).round().astype(np.int64)]
-        cuts = np.unique(np.concatenate([cuts, extra]))
-    return cuts.astype(np.int64)
