@@ -191,7 +191,7 @@ def fit(args):
         evaluation = pipeline.TestTable(read_file(args.test), args.test)
     elif args.holdout:
         evaluation = pipeline.Holdout(args.holdout, args.seed)
-    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation)
+    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation, params=params)
     for text in table.notes + prepared.problem.notes:
         note(args, text)
     limits = Limits(

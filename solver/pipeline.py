@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from solver import api, export, metrics, registry
+from solver.registry import ParameterError
 from solver.data.binarize import make_problem
 from solver.data.evaluation import holdout_rows, kfold_rows, problem_like, stratify_by
 from solver.data.table import DataError
@@ -97,14 +98,22 @@ class Prepared:
     prepare_seconds: float = 0.0  # splitting and binarizing the rows
 
 
-def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True):
-    """Split, binarize and (``warm``) compile: return a ``Prepared``."""
+def _config(spec, params):
+    # Invalid parameters are reported by the solve; here they only mean "compile every kernel".
+    try:
+        return None if params is None else spec.clean(params)
+    except ParameterError:
+        return None
+
+
+def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True, params=None):
+    """Split, binarize and (``warm``) compile what a fit with ``params`` uses (every kernel: None): return a ``Prepared``."""
     spec = registry.get(algorithm)
     start = time.perf_counter()
     train, test, description = evaluation.split(table, roles) if evaluation is not None else (table, None, "")
     problem = make_problem(train, roles, spec.binarization_for(binarization))
     prepare_seconds = time.perf_counter() - start
-    warm_seconds = api.warm(algorithm) if warm else 0.0
+    warm_seconds = api.warm(algorithm, _config(spec, params)) if warm else 0.0
     return Prepared(algorithm, roles, problem, train, test, description, warm_seconds, prepare_seconds)
 
 

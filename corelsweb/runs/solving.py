@@ -71,7 +71,13 @@ def prepare(run, warm=True):
     ``warm``: compile here, so that the child inherits the kernels instead of compiling them on every run.
     """
     prepared = pipeline.prepare(
-        load_table(run.dataset), Roles.from_dict(run.roles), run.algorithm, run.binarization, evaluation(run), warm=warm
+        load_table(run.dataset),
+        Roles.from_dict(run.roles),
+        run.algorithm,
+        run.binarization,
+        evaluation(run),
+        warm=warm,
+        params=run.params,
     )
     return Job(prepared, run.params, Limits.from_dict(run.limits))
 
