@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from corelsweb.ops import warming
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         total = time.perf_counter()
         if processes > 1:
             # Each process warms every unit, skipping those another one is compiling (solver.compiling.warm).
-            command = [sys.executable, sys.argv[0], "warm", "--processes", "1"]
+            command = [sys.executable, str(settings.BASE_DIR / "manage.py"), "warm", "--processes", "1"]
             children = [subprocess.Popen(command) for _ in range(processes)]
             if any(child.wait() for child in children):
                 raise SystemExit("a warming process failed")
