@@ -9,7 +9,6 @@ is versioned by ``RESULT_SCHEMA_VERSION`` and documented in
 
 from __future__ import annotations
 
-import gc
 import importlib
 import math
 import time
@@ -157,21 +156,13 @@ class Result:
         )
 
 
-_warm_modules = set()
+def warm(algorithm, config=None):
+    """Compile (or load from cache) the kernels of ``algorithm`` (those a run with cleaned ``config`` uses); return the seconds."""
+    from solver import compiling
 
-
-def warm(algorithm):
-    """Compile (or load from cache) the kernels of ``algorithm``; return the seconds it took."""
-    module = importlib.import_module(registry.get(algorithm).search_module)
-    if module.__name__ in _warm_modules:
-        return 0.0
     t0 = time.perf_counter()
-    module.warmup()
-    _warm_modules.add(module.__name__)
-    # Compiling leaves hundreds of thousands of long-lived objects (the JIT's types and caches); move them out of
-    # the collector's reach so that the first solve does not pay a full collection over them (tens of ms).
-    gc.collect()
-    gc.freeze()
+    for unit in compiling.units_for(algorithm, config):
+        compiling.warm_unit(unit)
     return time.perf_counter() - t0
 
 
@@ -231,7 +222,7 @@ def solve(problem, algorithm, params=None, limits=None, on_progress=None, on_inc
     config, from_data = spec.resolve(config, problem)
     limits = limits or Limits()
     watch.lap("preparing")
-    compile_seconds = warm(algorithm)
+    compile_seconds = warm(algorithm, config)
     watch.lap("compiling")
     module = importlib.import_module(spec.search_module)
     problem = _within_budget(problem, module, config, limits)

@@ -200,7 +200,7 @@ def fit(args):
     elif args.holdout:
         evaluation = pipeline.Holdout(args.holdout, args.seed)
     watch.lap("reading")
-    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation, stopwatch=watch)
+    prepared = pipeline.prepare(table, roles, args.algorithm, args.binarize, evaluation, stopwatch=watch, params=params)
     for text in table.notes + prepared.problem.notes:
         note(args, text)
     limits = Limits(

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from solver import api, export, metrics, registry
+from solver.registry import ParameterError
 from solver.timing import Stopwatch
 from solver.data.binarize import make_problem
 from solver.data.evaluation import holdout_rows, kfold_rows, problem_like, stratify_by
@@ -99,8 +100,16 @@ class Prepared:
     stopwatch: Stopwatch | None = None  # the fit's clock (``solver.timing``), lapped on by ``run``
 
 
-def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True, stopwatch=None):
-    """Split, binarize and (``warm``) compile: return a ``Prepared``.
+def _config(spec, params):
+    # Invalid parameters are reported by the solve; here they only mean "compile every kernel".
+    try:
+        return None if params is None else spec.clean(params)
+    except ParameterError:
+        return None
+
+
+def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=True, stopwatch=None, params=None):
+    """Split, binarize and (``warm``) compile what a fit with ``params`` uses (every kernel: None): return a ``Prepared``.
 
     ``stopwatch``: the fit's clock so far (the caller lapped ``reading``); without one, one started here.
     """
@@ -111,7 +120,7 @@ def prepare(table, roles, algorithm, binarization=None, evaluation=None, warm=Tr
     problem = make_problem(train, roles, spec.binarization_for(binarization))
     prepare_seconds = time.perf_counter() - start
     watch.lap("preparing")
-    warm_seconds = api.warm(algorithm) if warm else 0.0
+    warm_seconds = api.warm(algorithm, _config(spec, params)) if warm else 0.0
     watch.lap("compiling")
     return Prepared(algorithm, roles, problem, train, test, description, warm_seconds, prepare_seconds, watch)
 

@@ -2,20 +2,21 @@
 
 A fresh machine has an empty numba cache: compiling every kernel takes minutes.
 The web server does not wait for it. Each Celery pool process compiles (or
-loads from numba's on-disk cache) the kernels of every algorithm in a
-low-priority thread, cheapest first, and reports each finished one in its
-heartbeat row (``WorkerBeat.ready``). One file lock per algorithm makes the
-processes of one machine take turns, so a kernel is compiled once and the
-other processes load it from the cache. A run whose kernels are not ready
-yet waits on its worker (the run page says so) and starts by itself.
+loads from numba's on-disk cache) the warm units of every algorithm
+(``solver.compiling``) in a low-priority thread, cheapest algorithm first and
+the units of the runs waiting in the queue before the others, and reports each
+algorithm whose units are all ready in its heartbeat row (``WorkerBeat.ready``).
+One lock file per unit shares the work among the processes of one machine: a
+process skips a unit that another is compiling and takes it last (it then loads
+from the cache), so two processes compile two units at once. A run whose
+kernels are not ready yet waits on its worker (the run page says so) and starts
+by itself; it waits only for the units its own settings use.
 """
 
-import fcntl
 import logging
 import os
 import threading
 import time
-from contextlib import contextmanager
 from datetime import timedelta
 
 from django.conf import settings
@@ -34,39 +35,80 @@ def warm_order(names):
     return sorted(names, key=lambda n: rank.get(n, len(rank)))
 
 
-@contextmanager
-def machine_lock(name):
-    """Hold an exclusive lock shared by every process of this machine (a file in ``VAR_DIR``)."""
-    folder = settings.VAR_DIR / "warm"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{name}.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+def lock_dir():
+    """Return the folder of the lock files that a machine's processes share while warming (in ``VAR_DIR``)."""
+    return settings.VAR_DIR / "warm"
 
 
-_state = {"ready": [], "warming": []}  # this process's kernels: ready, and being compiled now (by any thread)
+_state = {"ready": [], "warming": []}  # this process's algorithms: ready, and with a unit being compiled now
 _state_lock = threading.Lock()
 
 
-def is_ready(name):
-    """Return True when this process has compiled (or loaded) the kernels of algorithm ``name``."""
-    return name in _state["ready"]
+def _config(name, params):
+    # The cleaned parameters say which units a run uses; invalid ones (the run fails with their message) need all.
+    from solver import registry
+
+    try:
+        return None if params is None else registry.get(name).clean(params)
+    except Exception:
+        return None
 
 
-def _mark(name, warming, report):
-    with _state_lock:
-        if warming:
-            _state["warming"].append(name)
-        else:
-            _state["warming"].remove(name)
-            if name not in _state["ready"]:
-                _state["ready"].append(name)
-        state = {"ready": list(_state["ready"]), "warming": list(_state["warming"])}
-    if report:
-        report(state)
+def is_ready(name, params=None):
+    """Return True when this process has the kernels of algorithm ``name`` (those a run with ``params`` uses)."""
+    from solver import compiling
+
+    return all(compiling.is_warm(u) for u in compiling.units_for(name, _config(name, params)))
+
+
+def _algorithms_of(unit):
+    from solver import compiling
+
+    return [name for name, units in compiling.ALGORITHM_UNITS.items() if unit in units]
+
+
+def _lapped(stopwatch, on_start, on_unit):
+    """Return ``on_start``, ``on_unit`` that first lap ``stopwatch``: the wait for a unit, then its compilation."""
+
+    def start(unit):
+        stopwatch.lap("compile_wait")
+        on_start(unit)
+
+    def done(unit, seconds):
+        stopwatch.lap("compiling")
+        on_unit(unit, seconds)
+
+    return start, done
+
+
+def _reporter(report):
+    """Return ``on_start(unit)``, ``on_unit(unit, seconds)`` that keep ``_state`` and report it."""
+    from solver import compiling
+
+    def publish():
+        with _state_lock:
+            state = {"ready": list(_state["ready"]), "warming": list(_state["warming"])}
+        if report:
+            report(state)
+
+    def on_start(unit):
+        with _state_lock:
+            for name in _algorithms_of(unit):
+                if name not in _state["warming"] and name not in _state["ready"]:
+                    _state["warming"].append(name)
+        publish()
+
+    def on_unit(unit, seconds):
+        with _state_lock:
+            for name in _algorithms_of(unit):
+                if all(compiling.is_warm(u) for u in compiling.ALGORITHM_UNITS[name]):
+                    if name in _state["warming"]:
+                        _state["warming"].remove(name)
+                    if name not in _state["ready"]:
+                        _state["ready"].append(name)
+        publish()
+
+    return on_start, on_unit
 
 
 def _report_to_beat(state):
@@ -75,57 +117,81 @@ def _report_to_beat(state):
     set_warm_state(state)
 
 
-def ensure(name, report=_report_to_beat, stopwatch=None):
-    """Compile (or load from the cache) algorithm ``name``'s kernels in this process unless ready; return the seconds.
+def ensure(name, params=None, report=_report_to_beat, stopwatch=None):
+    """Compile (or load from the cache) the kernels a run of ``name`` with ``params`` uses, unless ready; return seconds.
 
-    One compile per machine: the processes take turns through a file lock and the
-    others load numba's cache. An error propagates (the caller's run fails with it).
-    ``stopwatch`` (a run's ``solver.timing.Stopwatch``) laps the wait for the lock, which
-    another process or this one's warming thread holds while it compiles, as ``compile_wait``
-    and the compilation (or the load from the cache) as ``compiling``.
+    The processes of a machine share the work through one lock file per unit (``solver.compiling.warm``):
+    a unit is compiled once and the others load it from the kernel cache. An error propagates (the caller's
+    run fails with it). ``stopwatch`` (a run's ``solver.timing.Stopwatch``) laps the wait for a unit's lock,
+    which another process or this one's warming thread holds while it compiles, as ``compile_wait``, and the
+    compilation (or the load from the cache) as ``compiling``.
     """
-    if is_ready(name):
-        return 0.0
-    from solver import api
+    from solver import compiling
 
+    units = compiling.units_for(name, _config(name, params))
+    if all(compiling.is_warm(u) for u in units):
+        return 0.0
     t0 = time.perf_counter()
-    _mark(name, True, report)
+    on_start, on_unit = _reporter(report)
+    if stopwatch is not None:
+        on_start, on_unit = _lapped(stopwatch, on_start, on_unit)
     try:
-        with machine_lock(name):
-            if stopwatch is not None:
-                stopwatch.lap("compile_wait")
-            api.warm(name)
-            if stopwatch is not None:
-                stopwatch.lap("compiling")
-    except BaseException:
+        compiling.warm(units, lock_dir(), on_start=on_start, on_unit=on_unit)
+    finally:
         with _state_lock:
-            _state["warming"].remove(name)
-        raise
-    _mark(name, False, report)
+            if name in _state["warming"] and not is_ready(name):
+                _state["warming"].remove(name)
     return time.perf_counter() - t0
 
 
-def warm_all(report=_report_to_beat, names=None):
+def warm_units(names):
+    """Return the units of algorithms ``names`` in warming order (cheapest algorithm first)."""
+    from solver import compiling
+
+    return list(dict.fromkeys(u for name in warm_order(names) for u in compiling.ALGORITHM_UNITS[name]))
+
+
+def warm_all(report=_report_to_beat, names=None, first=None):
     """Warm the kernels of ``names`` (default: every algorithm) in this process, cheapest first.
 
-    ``report(state)`` is called before and after each one, with ``state`` =
-    ``{"ready": [names], "warming": [names]}``. Returns the seconds each took.
+    Units that another process of this machine is compiling are taken last (loaded from the cache
+    by then), so the processes compile different units in parallel. ``first()`` returns units to
+    warm before the others (those of the runs that wait). ``report(state)`` is called before and after
+    each unit, with ``state`` = ``{"ready": [names], "warming": [names]}``. Returns the seconds per unit.
     """
-    from solver import registry
+    from solver import compiling, registry
 
-    seconds = {}
-    for name in warm_order(list(names or registry.algorithms())):
-        try:
-            seconds[name] = ensure(name, report)
-        except Exception:  # a kernel that fails to compile must not stop the others; its runs report the error
-            log.exception("warming %s failed", name)
-            continue
-        log.warning("solver %s ready in %.1f s", name, seconds[name])
-    return seconds
+    def failed(unit, error):  # a unit that fails to compile must not stop the others; its runs report the error
+        log.error("warming %s failed", unit, exc_info=error)
+
+    on_start, on_unit = _reporter(report)
+    units = warm_units(list(names or registry.algorithms()))
+    return compiling.warm(units, lock_dir(), first=first, on_start=on_start, on_unit=on_unit, on_error=failed)
+
+
+def waiting_units(limit=20):
+    """Return the units that the oldest runs waiting (queued, or compiling on a worker) use, oldest run first."""
+    from corelsweb.runs.models import Run
+    from solver import compiling
+
+    units = []
+    waiting = Run.objects.filter(status__in=(Run.Status.QUEUED, Run.Status.COMPILING)).order_by("created")
+    try:
+        rows = list(waiting.values_list("algorithm", "params")[:limit])
+    except Exception:  # the database away for a moment: warm in the usual order
+        log.warning("warming: could not read the waiting runs", exc_info=True)
+        return []
+    for algorithm, params in rows:
+        if algorithm in compiling.ALGORITHM_UNITS:
+            units.extend(compiling.units_for(algorithm, _config(algorithm, params)))
+    return list(dict.fromkeys(units))
 
 
 def start_in_background():
-    """Start the low-priority thread that warms this pool process's kernels and reports them in its heartbeat."""
+    """Start the low-priority thread that warms this pool process's kernels and reports them in its heartbeat.
+
+    Before each unit it looks at the runs that wait, and compiles their units first.
+    """
 
     def run():
         from django.db import connection
@@ -135,7 +201,7 @@ def start_in_background():
         except (AttributeError, OSError):
             pass
         try:
-            warm_all()
+            warm_all(first=waiting_units)
         finally:
             connection.close()
 

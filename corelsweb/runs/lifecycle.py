@@ -120,10 +120,10 @@ def attempts_used_up(attempts):
     )
 
 
-def claim_fields(algorithm, worker, token=None):
-    """Return the UPDATE of a claim: ``running`` when this process has the kernels ready, else ``compiling``."""
+def claim_fields(algorithm, params, worker, token=None):
+    """Return the UPDATE of a claim: ``running`` when this process has the run's kernels ready, else ``compiling``."""
     fields = dict(worker=worker, claimed=Now(), version=F("version") + 1, cancel_requested=False)
-    if warming.is_ready(algorithm):
+    if warming.is_ready(algorithm, params):
         fields.update(status=Run.Status.RUNNING, started=Now(), attempts=F("attempts") + 1)
     else:
         fields.update(status=Run.Status.COMPILING, started=None)
@@ -141,8 +141,8 @@ def claim(pk, worker):
     with transaction.atomic():
         # A claimant beats before it holds anything, so that no one finds it silent in between.
         beat(worker)
-        algorithm = Run.objects.filter(pk=pk, status=Run.Status.QUEUED).values_list("algorithm", flat=True).first()
-        if algorithm and Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(**claim_fields(algorithm, worker)):
+        queued = Run.objects.filter(pk=pk, status=Run.Status.QUEUED).values_list("algorithm", "params").first()
+        if queued and Run.objects.filter(pk=pk, status=Run.Status.QUEUED).update(**claim_fields(*queued, worker)):
             return True
     return take_over(Run.objects.filter(pk=pk), worker) is not None
 
@@ -158,7 +158,7 @@ def take_over(runs, worker):
         set_current_run(held.pk)
         beat(worker)
         mine = Run.objects.filter(pk=held.pk, status=held.status, worker=held.worker, version=held.version)
-        if mine.update(**claim_fields(held.algorithm, worker)):
+        if mine.update(**claim_fields(held.algorithm, held.params, worker)):
             log.warning("run %s: taken over from %s, whose search is gone", held.pk, held.worker)
             return held.pk
     set_current_run(None)
@@ -192,7 +192,7 @@ def claim_next(token, worker):
             set_current_run(run.pk)
             beat(worker)
             if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
-                **claim_fields(run.algorithm, worker, token)
+                **claim_fields(run.algorithm, run.params, worker, token)
             ):
                 owner = (
                     Run.objects.select_for_update(skip_locked=True)
@@ -315,7 +315,7 @@ def execute(pk, worker):
     compile_seconds = 0.0
     if run.status == Run.Status.COMPILING:
         try:
-            compile_seconds = warming.ensure(run.algorithm, stopwatch=clock.watch)
+            compile_seconds = warming.ensure(run.algorithm, run.params, stopwatch=clock.watch)
         except Exception as e:
             log.exception("run %s: the %s kernels could not be compiled", pk, run.algorithm)
             return failed(pk, worker, f"The solver's kernels could not be compiled ({type(e).__name__}).", clock)

@@ -76,7 +76,14 @@ def prepare(run, warm=True, stopwatch=None):
     table, ev = load_table(run.dataset), evaluation(run)
     watch.lap("reading")
     prepared = pipeline.prepare(
-        table, Roles.from_dict(run.roles), run.algorithm, run.binarization, ev, warm=warm, stopwatch=watch
+        table,
+        Roles.from_dict(run.roles),
+        run.algorithm,
+        run.binarization,
+        ev,
+        warm=warm,
+        stopwatch=watch,
+        params=run.params,
     )
     return Job(prepared, run.params, Limits.from_dict(run.limits))
 

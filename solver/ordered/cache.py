@@ -74,4 +74,19 @@ def rehash(ck1, ck2, ci, cv, cx, nk1, nk2, nci, ncv, ncx):
     """Move every entry of the old table into the new (larger, empty) one."""
     for s in range(ck1.shape[0]):
         if ci[s, 0] != EMPTY:
-            store(nk1, nk2, nci, ncv, ncx, ck1[s], ck2[s], ci[s, 0], ci[s, 1], ci[s, 2], cv[s], cx[s] == 1, ci[s, 3])
+            i = ci[s]
+            store(
+                nk1,
+                nk2,
+                nci,
+                ncv,
+                ncx,
+                ck1[s],
+                ck2[s],
+                np.int64(i[0]),
+                np.int64(i[1]),
+                np.int64(i[2]),
+                cv[s],
+                cx[s] == 1,
+                np.int64(i[3]),
+            )

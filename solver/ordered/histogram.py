@@ -165,8 +165,8 @@ def root_feature(cost, ordl, srk, n, j, budget, cc, min_leaf, bins, vals, off, m
             leaf_r, lab_r = _leaf(rtot, L)
             stump_l = stump_r = INF
             if budget >= 2:
-                stump_l = best_stump(H, C, LH, LC, False, ltot, p, vals, off, m, cc, min_leaf, pre, sl)
-                stump_r = best_stump(H, C, LH, LC, True, rtot, n - p, vals, off, m, cc, min_leaf, pre, sr)
+                stump_l = best_stump(H, C, LH, LC, np.bool_(False), ltot, p, vals, off, m, cc, min_leaf, pre, sl)
+                stump_r = best_stump(H, C, LH, LC, np.bool_(True), rtot, n - p, vals, off, m, cc, min_leaf, pre, sr)
             if budget >= 3:
                 use_l, use_r = stump_l < leaf_l, stump_r < leaf_r
             elif stump_l + leaf_r <= leaf_l + stump_r:
@@ -177,8 +177,8 @@ def root_feature(cost, ordl, srk, n, j, budget, cc, min_leaf, bins, vals, off, m
             if value < best:
                 best = value
                 tree[0], tree[1] = j, ranks[p]
-                _side(tree, 2, use_l, sl, lab_l)
-                _side(tree, 7, use_r, sr, lab_r)
+                _side(tree, np.int64(2), use_l, sl, lab_l)
+                _side(tree, np.int64(7), use_r, sr, lab_r)
         r = rows[p]
         for g in range(F):
             i = off[g] + bins[g, r]

@@ -97,6 +97,8 @@ from solver.ordered.state import (
 )
 
 INF = np.inf
+# Typed constants for call sites: a literal 0, -1 or False there compiles the callee once more (its own type).
+ZERO, YES, NO = np.int64(0), np.bool_(True), np.bool_(False)
 
 
 @numba.njit(cache=True, inline="always")
@@ -320,13 +322,13 @@ def _start(inp, prm, st, top):
             if st.cx[s] == 1:
                 st.cnt[C_HITS] += 1
                 fi[I_KD] = 0  # nothing new to store
-                _finish(st, prm, top, v < U - eps, v, st.ci[s, 3])
+                _finish(st, prm, top, v < U - eps, v, np.int64(st.ci[s, 3]))
                 return True
             ff[F_LBN] = v
             if v >= U - eps:
                 st.cnt[C_HITS] += 1
                 fi[I_KD] = 0
-                _finish(st, prm, top, False, v, 0)
+                _finish(st, prm, top, NO, v, ZERO)
                 return True
     # No split beats a leaf of cost at most cc; nor one the cached bound proves optimal; a node of weight at
     # most 2 cc cannot have two children that each pay for their split (§4.6).
@@ -346,7 +348,7 @@ def _start(inp, prm, st, top):
     ns = min(ns, _full(ds))
     fi[I_NSEARCH], fi[I_DSEARCH] = ns, ds
     if ds == 1:
-        st.cnt[C_WORK] += _children(inp, prm, st, top, n, -1, 0)
+        st.cnt[C_WORK] += _children(inp, prm, st, top, n, np.int64(-1), ZERO)
         if st.dv[0, 0] < leaf - eps:
             ff[F_INC] = st.dv[0, 0]
             fi[I_INCT] = _stump(st, st.di, 0)
@@ -430,7 +432,7 @@ def _hist_step(inp, prm, st, top):
     if value < best:
         tree = st.htree
         ff[F_INC] = value
-        fi[I_INCT] = _node(st, tree[0], tree[1], _hist_side(st, tree, 2), _hist_side(st, tree, 7))
+        fi[I_INCT] = _node(st, tree[0], tree[1], _hist_side(st, tree, np.int64(2)), _hist_side(st, tree, np.int64(7)))
     fi[I_FPOS] = j + 1
 
 
@@ -448,9 +450,9 @@ def _end(st, prm, top):
     fi, ff = st.fi[top], st.ff[top]
     U, inc = ff[F_U], ff[F_INC]
     if inc < U - prm.eps:
-        _finish(st, prm, top, True, inc, fi[I_INCT])
+        _finish(st, prm, top, YES, inc, fi[I_INCT])
     else:
-        _finish(st, prm, top, False, max(U, ff[F_LBN]), 0)
+        _finish(st, prm, top, NO, max(U, ff[F_LBN]), ZERO)
 
 
 @numba.njit(cache=True)
@@ -479,7 +481,7 @@ def _prepare(inp, prm, st, top, j, position):
     si = st.si[slot]
     si[SI_M], si[SI_QH], si[SI_QT], si[SI_ZL], si[SI_ZR] = m, 0, 0, -1, m
     if m > 0:
-        _queue_push(st, slot, 0, m - 1, -1, -1)
+        _queue_push(st, slot, ZERO, np.int64(m - 1), np.int64(-1), np.int64(-1))
     return m
 
 
@@ -629,7 +631,7 @@ def _pop(inp, prm, st, top, use_interval):
         return
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _between_bound(st, slot, i, a, b):
     """Lower bound on both children's optima at split index ``i`` from evaluated neighbours ``a < i < b`` (§5.8).
 
@@ -653,7 +655,7 @@ def _depth_two(inp, prm, st, top, ub):
     fi, ff = st.fi[top], st.ff[top]
     j, k = fi[I_FEAT], fi[I_K]
     s = st.S[_slot(prm, top, j, inp.rank.shape[0]), k]
-    st.cnt[C_WORK] += _children(inp, prm, st, top, fi[I_N], j, s)
+    st.cnt[C_WORK] += _children(inp, prm, st, top, fi[I_N], j, np.int64(s))
     st.cnt[C_D2] += 1
     dv = st.dv
     stump_l, leaf_l, stump_r, leaf_r = dv[0, 0], dv[0, 1], dv[1, 0], dv[1, 1]
@@ -845,7 +847,7 @@ def unwind(inp, prm, st):
         phase = fi[I_PHASE]
         n = fi[I_N]
         if phase == START:
-            v, lab = leaf_of(cost, st.ord[lev, 0], 0, n)
+            v, lab = leaf_of(cost, st.ord[lev, 0], ZERO, n)
             t = -(lab + 1)
         else:
             v, t = ff[F_INC], fi[I_INCT]
@@ -857,10 +859,10 @@ def unwind(inp, prm, st):
             if phase == WAIT_SMALL and fi[I_OKB] == 1:
                 other_v, other_t = ff[F_VB], fi[I_TB]
             elif child_left:
-                other_v, lab = leaf_of(cost, st.ord[lev, j], s, n)
+                other_v, lab = leaf_of(cost, st.ord[lev, j], np.int64(s), n)
                 other_t = -(lab + 1)
             else:
-                other_v, lab = leaf_of(cost, st.ord[lev, j], 0, s)
+                other_v, lab = leaf_of(cost, st.ord[lev, j], ZERO, np.int64(s))
                 other_t = -(lab + 1)
             total = child_v + other_v + prm.cc
             if total < v - prm.eps:

@@ -280,7 +280,7 @@ def literal_value(leaves, i, f):
     return has_feature(leaves.keys, i, value_bit(leaves, f))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def can_split(leaves, i, n_features, max_depth):
     """Return True when leaf ``i`` may still be split: not dead, under the depth cap, a feature left."""
     if leaves.is_dead[i] or leaves.depth[i] >= max_depth:

@@ -88,7 +88,7 @@ def fetch_child(data, leaves, exp, ints, reals, i, f, v, cfg):
     return c
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def child_may_split(leaves, parent, f, loss, cfg, reals):
     """Whether ``parent ∧ x_f = v`` with this loss may be split, judged by the parent's dead features.
 

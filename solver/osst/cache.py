@@ -97,7 +97,7 @@ def grown(memo):
 @numba.njit(cache=True)
 def find_slot(memo, bits, depth):
     """Return the slot of (bits, depth): the slot holding it, or the empty slot where it belongs."""
-    return table.find_slot(memo.slots, memo.keys, memo.depth, table.NO_TAGS, bits, depth, 0)
+    return table.find_slot(memo.slots, memo.keys, memo.depth, table.NO_TAGS, bits, depth, np.uint64(0))
 
 
 @numba.njit(cache=True, inline="always")

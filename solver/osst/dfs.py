@@ -170,7 +170,7 @@ def _next_candidate(stack, f, bound):
     stack.phase[f] = CHOOSE
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def advance(params, memo, stack, f):
     """Move frame ``f`` one phase forward on its current candidate (may push a child frame)."""
     node, c = stack.node[f], stack.pos[f]

@@ -265,8 +265,8 @@ def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, us
             # Two branching nodes make a depth-two tree: break ties as depth_two.solve_scalar does (left split
             # first), as the recursion solves such a node; otherwise as the recursion's allocations (left small first).
             n_left = hi - i if budget == 2 else lo + i
-            a, ca = _child(vl, cl, leaf_l, label_l, n_left)
-            b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
+            a, ca = _child(vl, cl, leaf_l, np.int64(label_l), n_left)
+            b, cb = _child(vr, cr, leaf_r, np.int64(label_r), budget - 1 - n_left)
             if a + b < limit:
                 best, best_f, limit = a + b, f, a + b
                 best_lc[:] = ca
@@ -325,10 +325,10 @@ def solve_scalar_binary(L, S, C, tot, N, min_leaf):
             left_sum[r] = tot[r] - S[a, a, r]
         lv, lk = _best_leaf(L, left_sum)
         rv, rk = _best_leaf(L, S[a, a])
-        sl, fl, l0, l1 = _best_split_binary(S, C, tot, N, a, 0, min_leaf)
-        sr, fr, r0, r1 = _best_split_binary(S, C, tot, N, a, 1, min_leaf)
+        sl, fl, l0, l1 = _best_split_binary(S, C, tot, N, a, np.int64(0), min_leaf)
+        sr, fr, r0, r1 = _best_split_binary(S, C, tot, N, a, np.int64(1), min_leaf)
         cands[0], cands[1], cands[2], cands[3] = lv + rv, sl + rv, lv + sr, sl + sr
-        record_candidates(values, codes, cands, 0.0, 3, a, fl, l0, l1, lk, fr, r0, r1, rk)
+        record_candidates(values, codes, cands, 0.0, np.int64(3), a, fl, l0, l1, np.int64(lk), fr, r0, r1, np.int64(rk))
     return values, codes
 
 

@@ -50,7 +50,7 @@ def count_pairs(X, ids, A):
     S = np.zeros((q, q, R))
     C = np.zeros((q, q), dtype=np.int64)
     tot = np.zeros(R)
-    add_pairs(X, ids, A, 1, S, C, tot)
+    add_pairs(X, ids, A, np.int64(1), S, C, tot)
     return S, C, tot
 
 
@@ -213,8 +213,8 @@ def _split_parts(L, S, C, tot, N, a, caps, root_cost, child_cost, min_leaf, budg
     llc, rlc = _leaf_codes(llk), _leaf_codes(rlk)
     parts = [(llv, llc, rlv, rlc, 0)]
     if budget >= 2:
-        lsv, lsc = subtree_front(L, S, C, tot, N, a, 0, caps, child_cost, min_leaf)
-        rsv, rsc = subtree_front(L, S, C, tot, N, a, 1, caps, child_cost, min_leaf)
+        lsv, lsc = subtree_front(L, S, C, tot, N, a, np.int64(0), caps, child_cost, min_leaf)
+        rsv, rsc = subtree_front(L, S, C, tot, N, a, np.int64(1), caps, child_cost, min_leaf)
         parts.append((lsv, lsc, rlv, rlc, 1))
         parts.append((llv, llc, rsv, rsc, 1))
         if budget >= 3:
@@ -398,7 +398,7 @@ def fewest_first_finish(values, codes, sizes):
     return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _best_leaf(L, s):
     # Scalar fast path: (value, label) of the cheapest leaf for summed rows s.
     best, label = np.inf, 0
@@ -453,7 +453,7 @@ def solve_scalar(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget):
     ``scalar_start`` and ``scalar_range`` do the same over ranges of root features.
     """
     values, codes = scalar_start(L, tot)
-    scalar_range(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget, 0, S.shape[0], values, codes)
+    scalar_range(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget, np.int64(0), S.shape[0], values, codes)
     return values, codes
 
 
@@ -489,10 +489,12 @@ def scalar_range(L, S, C, tot, N, root_cost, child_cost, min_leaf, budget, lo, h
         cands[0], cands[1], cands[2], cands[3] = lv + rv, np.inf, np.inf, np.inf
         fl = l0 = l1 = fr = r0 = r1 = NONE
         if budget >= 2:
-            sl, fl, l0, l1 = _best_split(L, S, C, tot, N, a, 0, child_cost, min_leaf, R, s0, s1)
-            sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, 1, child_cost, min_leaf, R, s0, s1)
+            sl, fl, l0, l1 = _best_split(L, S, C, tot, N, a, np.int64(0), child_cost, min_leaf, R, s0, s1)
+            sr, fr, r0, r1 = _best_split(L, S, C, tot, N, a, np.int64(1), child_cost, min_leaf, R, s0, s1)
             cands[1], cands[2], cands[3] = sl + rv, lv + sr, sl + sr
-        record_candidates(values, codes, cands, extra, min(budget, 3), a, fl, l0, l1, lk, fr, r0, r1, rk)
+        record_candidates(
+            values, codes, cands, extra, np.int64(min(budget, 3)), a, fl, l0, l1, np.int64(lk), fr, r0, r1, np.int64(rk)
+        )
 
 
 @numba.njit(cache=True)
@@ -564,8 +566,8 @@ def solve_depth_three(X, ids, A, L, min_leaf, budget):
             changed += mask[i] != previous[i]
         if have_previous and changed < min(n1, N - n1):
             # Neighbouring features (thresholds of one column) move few rows: update the left child in place.
-            add_pairs(X, ids[previous & ~mask], A, 1, Sl, Cl, tl)
-            add_pairs(X, ids[~previous & mask], A, -1, Sl, Cl, tl)
+            add_pairs(X, ids[previous & ~mask], A, np.int64(1), Sl, Cl, tl)
+            add_pairs(X, ids[~previous & mask], A, np.int64(-1), Sl, Cl, tl)
         elif n1 <= N - n1:
             Sr, Cr, tr = count_pairs(X, ids[mask], A)
             Sl, Cl, tl = S - Sr, C - Cr, tot - tr
@@ -574,13 +576,13 @@ def solve_depth_three(X, ids, A, L, min_leaf, budget):
         previous[:] = mask
         have_previous = True
         Sr, Cr, tr = S - Sl, C - Cl, tot - tl
-        vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, 3)
-        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, 3)
+        vl, cl = solve_scalar(L, Sl, Cl, tl, N - n1, zero_root, zero_child, min_leaf, np.int64(3))
+        vr, cr = solve_scalar(L, Sr, Cr, tr, n1, zero_root, zero_child, min_leaf, np.int64(3))
         leaf_l, label_l = _best_leaf(L, tl)
         leaf_r, label_r = _best_leaf(L, tr)
         for n_left in range(max(0, budget - 4), min(budget - 1, 3) + 1):
-            a, ca = _child(vl, cl, leaf_l, label_l, n_left)
-            b, cb = _child(vr, cr, leaf_r, label_r, budget - 1 - n_left)
+            a, ca = _child(vl, cl, leaf_l, np.int64(label_l), n_left)
+            b, cb = _child(vr, cr, leaf_r, np.int64(label_r), budget - 1 - n_left)
             if a + b < best:
                 best, best_f = a + b, f
                 best_lc[:] = ca

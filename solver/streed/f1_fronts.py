@@ -86,8 +86,10 @@ def _child_splits(neg, pos, active, a, side, totals, min_leaf, sfn, sfp, scode, 
         if n0 + p0 < min_leaf or n1 + p1 < min_leaf:
             continue
         if slot_fp.shape[0] == 0:
-            k = _insert(sfn, sfp, scode, at, k, p0, n1, feature, 0, 1)  # x_b = 0 → label 0, x_b = 1 → label 1
-            k = _insert(sfn, sfp, scode, at, k, p1, n0, feature, 1, 0)  # the other way round
+            k = _insert(
+                sfn, sfp, scode, at, k, p0, n1, feature, np.int64(0), np.int64(1)
+            )  # x_b = 0 → label 0, x_b = 1 → label 1
+            k = _insert(sfn, sfp, scode, at, k, p1, n0, feature, np.int64(1), np.int64(0))  # the other way round
             continue
         # Slots: the fewest false positives per FN count (strict <: among equal values the earlier stays).
         if n1 < slot_fp[p0]:
@@ -190,7 +192,7 @@ def solve_f1(S, C, tot, N, caps, min_leaf, budget):
     In one call; ``f1_start``, ``f1_range`` and ``f1_finish`` do the same over ranges of root features.
     """
     state = f1_start(S, C, tot, N, caps, budget)
-    f1_range(S, C, N, min_leaf, 0, state[9].shape[0], state)
+    f1_range(S, C, N, min_leaf, np.int64(0), state[9].shape[0], state)
     return f1_finish(state, tot, budget)
 
 
@@ -223,7 +225,7 @@ def _fronts(S, C, tot, N, caps, min_leaf, budget):
     swapped (FN ↔ FP, labels flipped) and each front is read back the other way round.
     """
     state = f1_start(S, C, tot, N, caps, budget)
-    f1_range(S, C, N, min_leaf, 0, state[9].shape[0], state)
+    f1_range(S, C, N, min_leaf, np.int64(0), state[9].shape[0], state)
     return _read_fronts(state, tot, budget)
 
 
@@ -357,8 +359,12 @@ def f1_range(S, C, N, min_leaf, lo, hi, state):
         rfn[0], rfp[0], rfn[1], rfp[1] = rp, 0, 0, rn
         nl = nr = 2
         if top >= 2:
-            nl = _child_splits(neg, pos, active, ia, 0, totals, min_leaf, lfn, lfp, lcode, 2, slot_fp, slot_code)
-            nr = _child_splits(neg, pos, active, ia, 1, totals, min_leaf, rfn, rfp, rcode, 2, slot_fp, slot_code)
+            nl = _child_splits(
+                neg, pos, active, ia, np.int64(0), totals, min_leaf, lfn, lfp, lcode, np.int64(2), slot_fp, slot_code
+            )
+            nr = _child_splits(
+                neg, pos, active, ia, np.int64(1), totals, min_leaf, rfn, rfp, rcode, np.int64(2), slot_fp, slot_code
+            )
         for i in range(nl):
             for j in range(nr):
                 level = (i >= 2) + (j >= 2)  # children that split: the tree has 1 + level branching nodes
@@ -493,7 +499,7 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
     """
     S, C, tot = count_masked(bits, cls, full)
     N = count(full)
-    best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), 15)
+    best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), np.int64(15))
     # Only the node's distinct features (not constant, not a twin of an earlier one) can split it or any
     # of its children usefully: count and solve over those alone, and name the originals in the codes.
     feats = _distinct_features(C, N)
@@ -516,7 +522,7 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
         if known[0]:
             lv, lc, ln, ls = store[index[keys[0]]]
         else:
-            lv, lc, ln, ls = _fronts(Sl, Cl, tl, N - n1, inf, min_leaf, 3)
+            lv, lc, ln, ls = _fronts(Sl, Cl, tl, N - n1, inf, min_leaf, np.int64(3))
             lc = _named(lc, feats)
             if base > 0:
                 index[keys[0]] = len(store)
@@ -524,7 +530,7 @@ def solve_f1_depth_three(bits, cls, full, budget, min_leaf, path, base, index, s
         if known[1]:
             rv, rc, rn, rs = store[index[keys[1]]]
         else:
-            rv, rc, rn, rs = _fronts(S - Sl, C - Cl, tot - tl, n1, inf, min_leaf, 3)
+            rv, rc, rn, rs = _fronts(S - Sl, C - Cl, tot - tl, n1, inf, min_leaf, np.int64(3))
             rc = _named(rc, feats)
             if base > 0:
                 index[keys[1]] = len(store)
@@ -563,7 +569,7 @@ def solve_f1_depth_four(bits, cls, full, budget, min_leaf, base, index, store):
     """
     S, C, tot = count_masked(bits, cls, full)
     N = count(full)
-    best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), 31)
+    best_fp, best_nodes, codes = _leaf_slots(int(tot[1]), int(tot[0]), np.int64(31))
     solved = 0
     feats = _distinct_features(C, N)
     W = bits.shape[1]
@@ -583,6 +589,21 @@ def solve_f1_depth_four(bits, cls, full, budget, min_leaf, base, index, store):
             path[0] = 2 * f + 1
             rv, rc, rn = solve_f1_depth_three(bits, cls, masks[1], n_right, min_leaf, path, base, index, store)
             solved += 2
-            _merge_split(best_fp, best_nodes, codes, f, lv, lc, ln, 0, lv.shape[0], rv, rc, rn, 0, rv.shape[0])
+            _merge_split(
+                best_fp,
+                best_nodes,
+                codes,
+                f,
+                lv,
+                lc,
+                ln,
+                np.int64(0),
+                lv.shape[0],
+                rv,
+                rc,
+                rn,
+                np.int64(0),
+                rv.shape[0],
+            )
     values, codes, nodes = _read_front(best_fp, best_nodes, codes)
     return values, codes, nodes, solved

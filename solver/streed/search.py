@@ -67,8 +67,12 @@ def reads_binary(problem, config):
     return not policy.chosen("streed", config, columns.n_features, len(columns.size), test_costs=costs)
 
 
-def warmup():
-    """Compile (or load from the kernel cache) every kernel on tiny problems of each value size."""
+def warmup(tasks=("accuracy", "f1", "demographic_parity")):
+    """Compile (or load from the kernel cache) every kernel on tiny problems of each value size.
+
+    ``tasks`` stand for the kernels' type combinations: one-component values (accuracy and every scalar task),
+    F1's fronts and two-component values (the fairness constraints).
+    """
     from solver.problem import Problem
     from solver.streed.params import ALGORITHM
 
@@ -85,16 +89,23 @@ def warmup():
         treatments=["a", "b"],
         outcome=rng.random(16),
     )
-    from solver.ordered.search import warmup as warm_ordered
-
-    warm_ordered()
-    for task in ("accuracy", "f1", "demographic_parity"):
+    for task in tasks:
         for depth, d2 in ((2, True), (3, True), (4, True), (3, False)):  # each entry point of every kernel
             config = ALGORITHM.clean({"objective": task, "max_depth": depth, "use_depth_two_solver": d2})
             search = STreeDSearch(problem, config)
             while not search.step(64):
                 pass
             search.best_model()
+
+
+def warmup_scalar():
+    """Compile the kernels of every task but F1 (one- and two-component values)."""
+    warmup(("accuracy", "demographic_parity"))
+
+
+def warmup_f1():
+    """Compile the kernels of F1's fronts."""
+    warmup(("f1",))
 
 
 def check_pair_counts(problem, task):

@@ -69,7 +69,7 @@ def test_kernels_compiled_while_preparing_count_as_the_fits_compilation(monk, mo
     from solver import api
 
     real = api.warm
-    monkeypatch.setattr(api, "warm", lambda algorithm: real(algorithm) + 2.5)
+    monkeypatch.setattr(api, "warm", lambda algorithm, config=None: real(algorithm, config) + 2.5)
     prepared = pipeline.prepare(monk, Roles(label=monk.names[-1]), "cart")
     assert prepared.warm_seconds >= 2.5
     result = pipeline.run(prepared, {"max_depth": 2}, Limits(60))

@@ -16,7 +16,7 @@ from corelsweb.ops.models import WorkerBeat
 from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from corelsweb.runs.tasks import execute_run_task
-from solver import registry
+from solver import compiling, registry
 from tests.factories import make_dataset, make_run
 
 
@@ -24,6 +24,7 @@ from tests.factories import make_dataset, make_run
 def cold(monkeypatch):
     """This process as a worker that has compiled no kernels yet."""
     monkeypatch.setattr(warming, "_state", {"ready": [], "warming": []})
+    monkeypatch.setattr(compiling, "_done", set())
 
 
 def test_it_claims_a_run_only_once_and_counts_an_attempt_only_when_its_search_starts(alice, cold):
@@ -40,6 +41,7 @@ def test_it_claims_a_run_only_once_and_counts_an_attempt_only_when_its_search_st
 
 def test_a_worker_with_the_kernels_ready_starts_the_search_at_once(alice, monkeypatch):
     monkeypatch.setattr(warming, "_state", {"ready": ["cart"], "warming": []})
+    monkeypatch.setattr(compiling, "_done", {"cart"})
     run = make_run(alice)
     assert lifecycle.claim(run.pk, "w1")
     run.refresh_from_db()

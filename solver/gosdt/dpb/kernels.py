@@ -24,6 +24,8 @@ from solver.gosdt.dpb import graph as gr
 DONE, OUT_OF_BUDGET, NEEDS_MEMORY = 0, 1, 2
 UNLIMITED = 1 << 30
 _ONE = np.uint64(1)
+# Typed constants for call sites: a literal 0 or 1 there compiles the callee once more (its own type).
+_ZERO, _ONE_I, _ALL_ROWS = np.int64(0), np.int64(1), np.int64(-1)
 
 
 class Data(NamedTuple):
@@ -117,7 +119,7 @@ def find_or_create(data, cfg, graph, bits, n_points, depth, tag, parent, sums):
         v = gr.insert_at(graph, slot, bits, depth, tag)
         graph.state[v], graph.in_high[v], graph.best[v] = gr.NEW, False, gr.NO_SPLIT
         graph.split_count[v], graph.first_edge[v] = 0, gr.EMPTY
-        run_sums(bits, data.prefix, sums)
+        run_sums(bits, data.prefix, sums, _ALL_ROWS)
         _initial_bounds(graph, cfg, v, sums, n_points, data.prefix.shape[0] - 2)
     if parent >= 0:
         gr.add_parent(graph, v, parent)
@@ -182,8 +184,8 @@ def expand(data, cfg, graph, v, left, right, sums, scratch):
         if nr == 0:
             continue
         tag = graph.tag[v]
-        a = find_or_create(data, cfg, graph, left, nl, depth, _child_tag(cfg, tag, j, 0), v, sums)
-        b = find_or_create(data, cfg, graph, right, nr, depth, _child_tag(cfg, tag, j, 1), v, sums)
+        a = find_or_create(data, cfg, graph, left, nl, depth, _child_tag(cfg, tag, j, _ZERO), v, sums)
+        b = find_or_create(data, cfg, graph, right, nr, depth, _child_tag(cfg, tag, j, _ONE_I), v, sums)
         p = start + k
         graph.split_feature[p], graph.split_left[p], graph.split_right[p] = j, a, b
         graph.split_dist[p] = np.inf
@@ -220,7 +222,7 @@ def expand_stump(data, cfg, graph, v, right, sums, parent_sums):
     """
     k = data.prefix.shape[0] - 2
     size = bitset.count(graph.keys[v])
-    run_sums(graph.keys[v], data.prefix, parent_sums)
+    run_sums(graph.keys[v], data.prefix, parent_sums, _ALL_ROWS)
     best, best_j = graph.leaf[v], -1
     for j in range(data.cols.shape[0]):
         nr = bitset.and_into(right, graph.keys[v], data.cols[j])
@@ -237,8 +239,12 @@ def expand_stump(data, cfg, graph, v, right, sums, parent_sums):
         left = np.empty_like(right)
         nl = bitset.andnot_into(left, graph.keys[v], data.cols[best_j])
         nr = bitset.and_into(right, graph.keys[v], data.cols[best_j])
-        a = find_or_create(data, cfg, graph, left, nl, 0, _child_tag(cfg, graph.tag[v], best_j, 0), v, sums)
-        b = find_or_create(data, cfg, graph, right, nr, 0, _child_tag(cfg, graph.tag[v], best_j, 1), v, sums)
+        a = find_or_create(
+            data, cfg, graph, left, nl, _ZERO, _child_tag(cfg, graph.tag[v], np.int64(best_j), _ZERO), v, sums
+        )
+        b = find_or_create(
+            data, cfg, graph, right, nr, _ZERO, _child_tag(cfg, graph.tag[v], np.int64(best_j), _ONE_I), v, sums
+        )
         graph.split_feature[start], graph.split_left[start], graph.split_right[start] = best_j, a, b
         graph.split_dist[start] = np.inf
         graph.split_count[v], graph.count[1] = 1, start + 1

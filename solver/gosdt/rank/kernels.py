@@ -94,9 +94,9 @@ def _loss_bounds(
             equiv = f1_loss(fp + extra, fn, P)  # spec §2.8: the safe B.9, unavoidable errors as FP
     else:
         if use_hier:
-            hier = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, False, P, N, limit, up, un)
+            hier = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, np.bool_(False), P, N, limit, up, un)
         if use_eq:
-            equiv = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, True, P, N, limit, up, un)
+            equiv = _rank_bound(lp, ln, in_split, cls_start, cls_p, cls_n, slot, np.bool_(True), P, N, limit, up, un)
     return hier, equiv
 
 
