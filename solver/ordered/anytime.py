@@ -17,7 +17,9 @@ These are the *helper searches*; ``Helpers`` runs them in a fixed order (limited
 small, most restricted searches first) with a work allowance each that doubles every round, so a helper
 that does not finish never holds up the next ones. Paused helpers keep their state while they hold at most
 ``HELPER_MEMORY`` bytes; on a large table a paused one is dropped instead and starts afresh in a later round
-with its doubled allowance (so at most twice the work of keeping it). Each one starts from the best value held (``upper``) and
+with its doubled allowance (so at most twice the work of keeping it). A helper's set-up copies the table's
+sorted orders (seconds on a million rows: one step of the driver must stay short), so helper searches run
+on tables of at most ``HELPER_CELLS`` features × rows; larger ones get CART's tree, grown in the background. Each one starts from the best value held (``upper``) and
 is tightened whenever any search finds a better tree, and the proving search is tightened the same way, so
 every improvement prunes everywhere. None of them proves a lower bound for the full problem; the proving
 search alone does.
@@ -33,6 +35,7 @@ from solver.ordered.engine import Engine
 
 COARSE_BINS = (4, 16, 64, 256)
 FIRST_ALLOWANCE = 1 << 22  # rows visited by a helper before it yields to the next one, doubling every round
+HELPER_CELLS = 4_000_000  # features × rows up to which helper searches run (above: CART's tree only)
 HELPER_MEMORY = 256 << 20  # bytes of paused helper searches kept; beyond, a paused one is dropped (restarts later)
 SEED_DEPTH_UNLIMITED = 6  # CART's depth for a search without a depth limit (λ prunes the rest)
 
@@ -163,7 +166,8 @@ class Helpers:
         self.memory = memory
         self.work = 0
         self.list = []
-        if depth < 2:
+        F, N = rank.shape
+        if depth < 2 or F * N > HELPER_CELLS:
             return
         shallow = list(range(1, min(depth, 4)))
         coarse = list(COARSE_BINS)
