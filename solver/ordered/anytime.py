@@ -13,6 +13,9 @@ analyst would accept are cheap to find, and every one of them is a tree of the f
   its rows, ``coarse_ranks``, for ``k`` = 4, 16, 64, 256): a subset of the splits, so its trees are trees of
   the full problem, and a small search that finishes.
 
+**Lower bound.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
+holds for every tree: it is computed once, with CART's tree.
+
 These are the *helper searches*; ``Helpers`` runs them in a fixed order (limited-discrepancy spirit: the
 small, most restricted searches first) with a work allowance each that doubles every round, so a helper
 that does not finish never holds up the next ones. Paused helpers keep their state while they hold at most
@@ -144,6 +147,28 @@ def seed_tree(rank, cost, groups, weights, depth, nodes, cc, min_leaf):
 
     budget = min(int(nodes), (1 << grown_depth) - 1)
     return min(best(0, budget).values(), key=lambda vt: vt[0])
+
+
+def equivalent_points_bound(rank, cost):
+    """Return the equivalent-points bound: the least cost of any tree on these rows, whatever its shape.
+
+    Rows with the same rank in every feature (*equivalent points*) reach the same leaf of every tree, and that
+    leaf pays at least, for each such group of rows, the cost of the group's best label. So every tree costs at
+    least the sum over groups of that least cost (branching nodes cost ``cc ≥ 0`` more). Exact (the groups come
+    from sorting the ranks, no hashing); zero on tables whose rows all differ, as most raw numeric tables.
+    """
+    F, N = rank.shape
+    if N == 0:
+        return 0.0
+    if F == 0:
+        return float(cost.sum(axis=0).min())
+    order = np.lexsort(rank[::-1])
+    same = np.all(rank[:, order[1:]] == rank[:, order[:-1]], axis=0)
+    group = np.empty(N, dtype=np.int64)
+    group[order] = np.concatenate(([0], np.cumsum(~same)))
+    sums = np.zeros((int(group.max()) + 1, cost.shape[1]))
+    np.add.at(sums, group, cost)
+    return float(sums.min(axis=1).sum())
 
 
 class Helper:

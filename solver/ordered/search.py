@@ -13,7 +13,7 @@ import numpy as np
 from solver.background import Background
 from solver.models import LEAF, Tree
 from solver.ordered import policy
-from solver.ordered.anytime import Helpers, seed_tree
+from solver.ordered.anytime import Helpers, equivalent_points_bound, seed_tree
 from solver.ordered.engine import Engine
 
 WORK_PER_UNIT = 4096  # rows visited per unit of the driver's budget (a unit is well under a millisecond)
@@ -99,6 +99,8 @@ class OrderedSearch:
         self.use_helpers = bool(helpers)
         self.helpers = None
         self._seed = None  # CART's tree, grown in the background
+        self._floor = None  # the equivalent-points bound, computed in the background
+        self.floor = 0.0
         self.best = (float("inf"), None, "")  # (engine value, nested engine tree, which search found it)
         self.steps = 0
         self.lower_bound = to_objective(0.0) if problem.n_samples else 0.0
@@ -133,6 +135,7 @@ class OrderedSearch:
         e = self.engine
         depth = e.depth
         self.helpers = Helpers(e.inputs.rank, e.inputs.order, self.cost, depth, e.nodes_budget, self.cc, self.options)
+        self._floor = Background(equivalent_points_bound, e.inputs.rank, self.cost)
         nodes = min(e.nodes_budget, 1 << 20)
         grown = None if depth > 64 else depth
         self._seed = Background(
@@ -148,6 +151,9 @@ class OrderedSearch:
         )
 
     def _take_seed(self):
+        if self._floor is not None and self._floor.wait(0):
+            self.floor = max(self.floor, self._floor.result())
+            self._floor = None
         if self._seed is not None and self._seed.wait(0):
             found = self._seed.result()
             self._seed = None
@@ -167,7 +173,8 @@ class OrderedSearch:
         if np.isfinite(self.best[0]):
             self.upper_bound = min(self.upper_bound, self.to_objective(self.best[0]))
         # The proving search's bound holds for min(its optimum, the bound it was told): the best tree held.
-        engine_lower = min(engine.lower_bound, self.best[0])
+        # The equivalent-points bound holds for every tree.
+        engine_lower = min(max(engine.lower_bound, self.floor), self.best[0])
         lower = self.to_objective(engine_lower) if np.isfinite(engine_lower) else self.lower_bound
         self.lower_bound = min(max(self.lower_bound, lower), self.upper_bound)
         if engine.done:

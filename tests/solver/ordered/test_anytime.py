@@ -146,3 +146,18 @@ def test_the_incumbent_never_worsens_and_is_never_worse_than_cart_or_a_proved_sh
         assert model.n_leaves == shape(search.best[1])[1] + 1
     finally:
         ordered_search.HELPERS_AFTER, ordered_search.WORK_PER_UNIT = old
+
+
+@settings(max_examples=200, deadline=None)
+@given(tiny())
+def test_the_equivalent_points_bound_is_below_every_optimum_and_reached_without_limits(case):
+    rank, cost, depth, nodes, cc, min_leaf, _ = case
+    rank, cost = np.asarray(rank), np.asarray(cost, dtype=float)
+    bound = anytime.equivalent_points_bound(rank, cost)
+    assert bound <= oracle.best(rank, cost, depth, nodes, cc, min_leaf) + 1e-9
+    if rank.shape[1] <= 6:  # deep enough to separate every distinct row: the bound is the optimum
+        assert bound == pytest.approx(oracle.best(rank, cost, rank.shape[1], None, 0.0, 1), abs=1e-9)
+    groups = {}
+    for r in range(rank.shape[1]):  # the same bound by a dictionary of rows
+        groups.setdefault(tuple(rank[:, r]), []).append(r)
+    assert bound == pytest.approx(sum(cost[rows].sum(axis=0).min() for rows in groups.values()), abs=1e-9)
