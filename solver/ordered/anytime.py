@@ -20,7 +20,9 @@ These are the *helper searches*; ``Helpers`` runs them in a fixed order (limited
 small, most restricted searches first) with a work allowance each that doubles every round, so a helper
 that does not finish never holds up the next ones. Paused helpers keep their state while they hold at most
 ``HELPER_MEMORY`` bytes; on a large table a paused one is dropped instead and starts afresh in a later round
-with its doubled allowance (so at most twice the work of keeping it). A helper's set-up copies the table's
+with its doubled allowance (so at most twice the work of keeping it). The helpers' share of the time
+starts equal to the proving search's and halves after every round in which none of them found a better tree
+(down to a sixteenth): helpers that stopped paying leave the time to the proof. A helper's set-up copies the table's
 sorted orders (seconds on a million rows: one step of the driver must stay short), so helper searches run
 on tables of at most ``HELPER_CELLS`` features × rows; larger ones get CART's tree, grown in the background. Each one starts from the best value held (``upper``) and
 is tightened whenever any search finds a better tree, and the proving search is tightened the same way, so
@@ -38,6 +40,7 @@ from solver.ordered.engine import Engine
 
 COARSE_BINS = (4, 16, 64, 256)
 FIRST_ALLOWANCE = 1 << 22  # rows visited by a helper before it yields to the next one, doubling every round
+MIN_SHARE = 1 / 16  # the least share of the helpers, so that the proof is slowed by at most a sixteenth at length
 HELPER_CELLS = 4_000_000  # features × rows up to which helper searches run (above: CART's tree only)
 HELPER_MEMORY = 256 << 20  # bytes of paused helper searches kept; beyond, a paused one is dropped (restarts later)
 SEED_DEPTH_UNLIMITED = 6  # CART's depth for a search without a depth limit (λ prunes the rest)
@@ -190,6 +193,8 @@ class Helpers:
         self.depth, self.nodes, self.cc, self.options = depth, nodes, cc, dict(options)
         self.memory = memory
         self.work = 0
+        self.share = 1.0  # helpers' work per row of the proving search's; halves after a round without a better tree
+        self.gained = False  # a helper found a better tree in this round
         self.list = []
         F, N = rank.shape
         if depth < 2 or F * N > HELPER_CELLS:
@@ -240,6 +245,9 @@ class Helpers:
                 g.allowance *= 2
                 g.work = 0
             h = pending[0]
+            if not self.gained:
+                self.share = max(MIN_SHARE, self.share / 2)
+            self.gained = False
         if h.engine is None:
             live = [g for g in self.list if g.engine is not None]
             if live and self.state_bytes() > self.memory:
@@ -259,6 +267,7 @@ class Helpers:
         found = None
         if math.isfinite(e.upper_bound) and e.upper_bound < upper:
             found = (e.upper_bound, h.to_full(e.tree()), h.name)
+            self.gained = True
         if done:
             h.finished = True
             h.engine = None  # its arrays are freed

@@ -18,7 +18,6 @@ from solver.ordered.engine import Engine
 
 WORK_PER_UNIT = 4096  # rows visited per unit of the driver's budget (a unit is well under a millisecond)
 HELPERS_AFTER = 1 << 21  # rows the proving search visits alone: a quick search ends proved before any helper runs
-HELPER_SHARE = 1.0  # helper searches' work per row visited by the proving one, while a helper has work left
 
 
 def warmup():
@@ -120,7 +119,7 @@ class OrderedSearch:
             self._start_helpers()
         self._take_seed()
         h = self.helpers
-        if h is not None and h.active and h.work < HELPER_SHARE * engine.counters["work"]:
+        if h is not None and h.active and h.work < h.share * engine.counters["work"]:
             found = h.step(work, self.best[0])
             if found is not None:
                 self._offer(*found)
