@@ -101,6 +101,12 @@ class Engine:
         ``use_upper_bound``, ``use_interval``, ``use_cache``, ``use_depth_two``, ``order_features``,
         ``round_robin`` (None: when features × rows ≤ ``ROUND_ROBIN_CELLS``), ``use_histograms`` (None: on
         ``HIST_MIN_ROWS`` rows or more, when cheaper; True: whenever they fit): each leaves the optimum unchanged.
+    upper : float
+        Look only for trees worth less than ``upper`` (the value of a tree the caller holds: a warm start). A
+        search that ends without one proves the optimum ``≥ upper`` (``found`` is False, ``lower_bound`` says
+        so); ``tighten`` lowers it during the search.
+    order : array of int, shape (F, N), optional
+        Each feature's rows sorted by rank (any order of tied rows), when the caller has it: no sort again.
     """
 
     def __init__(
@@ -119,6 +125,8 @@ class Engine:
         round_robin=None,
         use_histograms=None,
         seed=0x5EED,
+        upper=math.inf,
+        order=None,
     ):
         rank = np.ascontiguousarray(rank, dtype=np.int32)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
@@ -129,7 +137,8 @@ class Engine:
         F, N = rank.shape
         L = cost.shape[1]
         rng = np.random.default_rng(seed)
-        order = stable_order(rank)
+        # A given order (a helper search on the same ranks) is reused, else each row is sorted once.
+        order = stable_order(rank) if order is None else np.ascontiguousarray(order, dtype=np.int32)
         w = cost.max(axis=1) if L else np.zeros(N)
         ty = class_rows(cost) if L else None
         self.inputs = sm.Inputs(
@@ -184,10 +193,11 @@ class Engine:
         st.fi[0, sm.I_D] = self.depth
         st.fi[0, sm.I_NB] = self.nodes_budget
         st.fi[0, sm.I_PHASE] = sm.START
-        st.ff[0, sm.F_U] = np.inf
+        st.ff[0, sm.F_U] = float(upper)
         st.fh[0, 0] = np.uint64(int(self.inputs.key1.sum(dtype=np.uint64)))
         st.fh[0, 1] = np.uint64(int(self.inputs.key2.sum(dtype=np.uint64)))
         self.done = N == 0
+        self.found = True  # False: the search ended proving nothing below ``upper`` (the caller's tree is optimal)
         self.best = (math.inf, 0)  # (value, tree id) of the best complete tree seen
         self._lower = 0.0  # the root's proved lower bound, as last read
         self._started = self._lower_at = time.perf_counter()
@@ -203,7 +213,11 @@ class Engine:
             if outcome == sm.DONE:
                 self.done = True
                 value, tree = float(self.state.reg[0]), int(self.state.cnt[sm.C_RET_TREE])
-                self.best = (value, tree)
+                if self.state.cnt[sm.C_RET_OK] == 1:
+                    self.best = (value, tree)
+                else:  # nothing below ``upper``: ``value`` (≥ upper) is the proved bound
+                    self.found = False
+                    self._lower = value
                 return True
             if outcome == sm.OUT_OF_BUDGET:
                 break
@@ -212,6 +226,16 @@ class Engine:
             self._anytime()
             self._read_lower_bound()
         return self.done
+
+    def tighten(self, upper):
+        """Look from now on only for trees worth less than ``upper`` (the caller holds one worth ``upper``).
+
+        Sound at any moment: the root's bound only prunes, so what was found or proved under the looser bound
+        stays true, and the root's end (``kernel._end``) compares its incumbent with the bound it has then.
+        """
+        st = self.state
+        if not self.done and upper < st.ff[0, sm.F_U]:
+            st.ff[0, sm.F_U] = float(upper)
 
     def _read_lower_bound(self):
         """Refresh the root's proved bound, at most ~10% of the search's time (it walks every queued interval).
@@ -264,7 +288,7 @@ class Engine:
     @property
     def lower_bound(self):
         if self.done:
-            return self.best[0]
+            return self.best[0] if self.found else self._lower
         return min(self._lower, self.best[0])
 
     @property

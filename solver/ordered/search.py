@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.background import Background
 from solver.models import LEAF, Tree
 from solver.ordered import policy
+from solver.ordered.anytime import Helpers, equivalent_points_bound, seed_tree
 from solver.ordered.engine import Engine
 
 WORK_PER_UNIT = 4096  # rows visited per unit of the driver's budget (a unit is well under a millisecond)
+HELPERS_AFTER = 1 << 21  # rows the proving search visits alone: a quick search ends proved before any helper runs
 
 
 def warmup():
@@ -71,6 +74,9 @@ class OrderedSearch:
         ``solver.models.Tree.kind``.
     groups, weights : array, shape (n,)
         Row groups (class or treatment index) and weights, for the node counts of the reported tree.
+    helpers : bool
+        Run CART's tree and the helper searches beside the proving one once it has visited ``HELPERS_AFTER``
+        rows (``solver.ordered.anytime``): good trees early, each one tightening the proving search.
     options : dict
         ``Engine`` switches and ``min_leaf``.
     """
@@ -78,7 +84,9 @@ class OrderedSearch:
     initial_budget = 16
     finished_status = "optimal"
 
-    def __init__(self, problem, cost, depth, nodes, cc, to_objective, labels, kind, groups, weights, **options):
+    def __init__(
+        self, problem, cost, depth, nodes, cc, to_objective, labels, kind, groups, weights, helpers=True, **options
+    ):
         self.problem = problem
         self.columns = problem.ordered_columns()
         self.to_objective = to_objective
@@ -86,6 +94,13 @@ class OrderedSearch:
         self.groups = np.asarray(groups, dtype=np.int64)
         self.weights = np.asarray(weights, dtype=np.float64)
         self.engine = Engine(self.columns.rank, cost, depth, nodes, cc, **options)
+        self.cost, self.cc, self.options = self.engine.inputs.cost, float(cc), options
+        self.use_helpers = bool(helpers)
+        self.helpers = None
+        self._seed = None  # CART's tree, grown in the background
+        self._floor = None  # the equivalent-points bound, computed in the background
+        self.floor = 0.0
+        self.best = (float("inf"), None, "")  # (engine value, nested engine tree, which search found it)
         self.steps = 0
         self.lower_bound = to_objective(0.0) if problem.n_samples else 0.0
         self.upper_bound = float("inf")
@@ -97,16 +112,68 @@ class OrderedSearch:
         return self.engine.counters["subproblems"]
 
     def step(self, budget):
-        done = self.engine.step(max(1, int(budget)) * WORK_PER_UNIT)
+        work = max(1, int(budget)) * WORK_PER_UNIT
+        engine = self.engine
         self.steps += 1
+        if self.use_helpers and not engine.done and engine.counters["work"] >= HELPERS_AFTER:
+            self._start_helpers()
+        self._take_seed()
+        h = self.helpers
+        if h is not None and h.active and h.work < h.share * engine.counters["work"]:
+            found = h.step(work, self.best[0])
+            if found is not None:
+                self._offer(*found)
+        else:
+            engine.step(work)
         self._refresh()
-        return done
+        return engine.done
+
+    def _start_helpers(self):
+        if self.helpers is not None:
+            return
+        e = self.engine
+        depth = e.depth
+        self.helpers = Helpers(e.inputs.rank, e.inputs.order, self.cost, depth, e.nodes_budget, self.cc, self.options)
+        self._floor = Background(equivalent_points_bound, e.inputs.rank, self.cost)
+        nodes = min(e.nodes_budget, 1 << 20)
+        grown = None if depth > 64 else depth
+        self._seed = Background(
+            seed_tree,
+            e.inputs.rank,
+            self.cost,
+            self.groups,
+            self.weights,
+            grown,
+            nodes,
+            self.cc,
+            self.options.get("min_leaf", 1),
+        )
+
+    def _take_seed(self):
+        if self._floor is not None and self._floor.wait(0):
+            self.floor = max(self.floor, self._floor.result())
+            self._floor = None
+        if self._seed is not None and self._seed.wait(0):
+            found = self._seed.result()
+            self._seed = None
+            if found is not None:
+                self._offer(found[0], found[1], "CART")
+
+    def _offer(self, value, tree, source):
+        """Keep ``tree`` (nested, over the full ranks) if it is better than the best held; tighten the search."""
+        if value < self.best[0]:
+            self.best = (float(value), tree, source)
+            self.engine.tighten(value)
 
     def _refresh(self):
         engine = self.engine
-        if np.isfinite(engine.upper_bound):
-            self.upper_bound = min(self.upper_bound, self.to_objective(engine.upper_bound))
-        engine_lower = engine.lower_bound
+        if engine.upper_bound < self.best[0]:  # a finite value is a complete tree's
+            self._offer(engine.upper_bound, engine.tree(), "proving search")
+        if np.isfinite(self.best[0]):
+            self.upper_bound = min(self.upper_bound, self.to_objective(self.best[0]))
+        # The proving search's bound holds for min(its optimum, the bound it was told): the best tree held.
+        # The equivalent-points bound holds for every tree.
+        engine_lower = min(max(engine.lower_bound, self.floor), self.best[0])
         lower = self.to_objective(engine_lower) if np.isfinite(engine_lower) else self.lower_bound
         self.lower_bound = min(max(self.lower_bound, lower), self.upper_bound)
         if engine.done:
@@ -119,12 +186,16 @@ class OrderedSearch:
     def stats(self):
         out = dict(self.engine.counters)
         out["steps"] = self.steps
+        out["best_tree_from"] = self.best[2]
+        if self.helpers is not None:
+            out["helper_work"] = int(self.helpers.work)
+            out["helpers"] = self.helpers.describe()
         out["ordered_families"] = int(len(self.columns.size))
         out["thresholds"] = int(self.columns.n_features)
         return out
 
     def state_bytes(self):
-        return self.engine.state_bytes()
+        return self.engine.state_bytes() + (self.helpers.state_bytes() if self.helpers is not None else 0)
 
     def searched_directly(self):
         """Return the raw columns whose thresholds the search walked in order (families of more than one cut)."""
@@ -151,12 +222,14 @@ class OrderedSearch:
             f, u, below, above = t
             return (int(offset[f] + u - 1), convert(above), convert(below))
 
-        return convert(self.engine.tree())
+        return convert(self.best[1])
 
     def best_model(self):
-        if self._model is None or self._model[0] != self.engine.best:
+        if self.best[1] is None:  # nothing searched yet (no rows): the engine's leaf
+            self.best = (self.engine.best[0], self.engine.tree(), "proving search")
+        if self._model is None or self._model[0] is not self.best[1]:
             self._model = (
-                self.engine.best,
+                self.best[1],
                 tree_from_nested(self.nested(), self.problem, self.labels, self.kind, self.groups, self.weights),
             )
         return self._model[1]

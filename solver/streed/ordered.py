@@ -60,7 +60,7 @@ class OrderedSTreeDSearch(OrderedSearch):
         )
 
     def extras(self):
-        value = np.array([self.engine.upper_bound])
+        value = np.array([self.best[0]])
         out = {
             "task": self.task.name,
             "value": self.task.describe(value),

@@ -1,0 +1,286 @@
+"""Good trees early for the ordered search: CART's tree as a seed, and smaller searches beside the proving one.
+
+The proving search (``Engine`` at the full depth over every threshold) finds its first good trees late on a
+hard case: it searches its best-ranked root feature to the end before the others. Meanwhile trees that any
+analyst would accept are cheap to find, and every one of them is a tree of the full problem:
+
+* **CART's tree** at the same depth (scikit-learn on the ranks, as ``solver.cart``), its leaves relabelled
+  with their best label and pruned optimally for the node cost and the node budget (``seed_tree``): never
+  worse than CART's own tree.
+* **Shallower optima**: the same search at depth 1, 2, … below the asked depth (a depth-``d`` tree is a tree of
+  every larger depth).
+* **Coarse optima**: the same search at the full depth over a few thresholds per column (the ``k``-quantiles of
+  its rows, ``coarse_ranks``, for ``k`` = 4, 16, 64, 256): a subset of the splits, so its trees are trees of
+  the full problem, and a small search that finishes.
+
+**Lower bound.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
+holds for every tree: it is computed once, with CART's tree.
+
+These are the *helper searches*; ``Helpers`` runs them in a fixed order (limited-discrepancy spirit: the
+small, most restricted searches first) with a work allowance each that doubles every round, so a helper
+that does not finish never holds up the next ones. Paused helpers keep their state while they hold at most
+``HELPER_MEMORY`` bytes; on a large table a paused one is dropped instead and starts afresh in a later round
+with its doubled allowance (so at most twice the work of keeping it). The helpers' share of the time
+is equal to the proving search's for the first ``STEADY_ROUNDS`` rounds, then halves after every round in which
+none of them found a better tree (down to a sixteenth): helpers that stopped paying leave the time to the
+proof. (Halving from the first round starved the coarse helpers on eeg at depth 4: 3,487 errors at 60 s
+instead of 3,303 at 22 s.) A helper's set-up copies the table's
+sorted orders (seconds on a million rows: one step of the driver must stay short), so helper searches run
+on tables of at most ``HELPER_CELLS`` features × rows; larger ones get CART's tree, grown in the background. Each one starts from the best value held (``upper``) and
+is tightened whenever any search finds a better tree, and the proving search is tightened the same way, so
+every improvement prunes everywhere. None of them proves a lower bound for the full problem; the proving
+search alone does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.ordered.engine import Engine
+
+COARSE_BINS = (4, 16, 64, 256)
+FIRST_ALLOWANCE = 1 << 22  # rows visited by a helper before it yields to the next one, doubling every round
+STEADY_ROUNDS = 6  # rounds at an equal share whatever they find: a coarse helper needs seconds to finish
+MIN_SHARE = 1 / 16  # the least share of the helpers, so that the proof is slowed by at most a sixteenth at length
+HELPER_CELLS = 4_000_000  # features × rows up to which helper searches run (above: CART's tree only)
+HELPER_MEMORY = 256 << 20  # bytes of paused helper searches kept; beyond, a paused one is dropped (restarts later)
+SEED_DEPTH_UNLIMITED = 6  # CART's depth for a search without a depth limit (λ prunes the rest)
+
+
+# -- nested engine trees: ``(label,)`` or ``(feature, u, below, above)``, below: rank < u -------------------
+def branching(tree):
+    """Return the number of branching nodes of a nested tree."""
+    return 0 if len(tree) == 1 else 1 + branching(tree[2]) + branching(tree[3])
+
+
+def depth_of(tree):
+    """Return the depth of a nested tree (a leaf: 0)."""
+    return 0 if len(tree) == 1 else 1 + max(depth_of(tree[2]), depth_of(tree[3]))
+
+
+def map_splits(tree, cuts):
+    """Return ``tree`` over coarse ranks as a tree over the full ranks: coarse ``c < v`` is ``rank < cuts[f][v-1]``."""
+    if len(tree) == 1:
+        return tree
+    f, v, below, above = tree
+    return (f, int(cuts[f][v - 1]), map_splits(below, cuts), map_splits(above, cuts))
+
+
+def coarse_ranks(rank, order, bins):
+    """Return (coarse ranks (F, N) int32, cuts per feature, True if some feature lost a threshold).
+
+    Feature ``f`` keeps the cuts ``rank < u`` at the ranks ``u`` found at the ``bins``-quantiles of its rows;
+    coarse rank ``c`` holds the rows with ``cuts[f][c - 1] ≤ rank < cuts[f][c]``, so every coarse split is a
+    split of the full data and the coarse order is the full one (``order`` serves both).
+    """
+    F, N = rank.shape
+    coarse = np.empty((F, N), dtype=np.int32)
+    cuts, fewer = [], False
+    for f in range(F):
+        sorted_rank = rank[f, order[f]]
+        at = (np.arange(1, bins) * N) // bins
+        u = np.unique(sorted_rank[at]) if N else np.zeros(0, dtype=rank.dtype)
+        u = u[u > sorted_rank[0]] if N else u
+        distinct = int(np.count_nonzero(np.diff(sorted_rank))) if N else 0
+        fewer = fewer or len(u) < distinct
+        cuts.append(u)
+        coarse[f] = np.searchsorted(u, rank[f], side="right")
+    return coarse, cuts, fewer
+
+
+def best_labels(cost, reached, n_nodes):
+    """Return (cost of the best label, that label) at each node for the rows ``reached`` at it (a list of arrays)."""
+    out = []
+    for rows in reached[:n_nodes]:
+        sums = cost[rows].sum(axis=0)
+        out.append((float(sums.min()), int(sums.argmin())))
+    return out
+
+
+def seed_tree(rank, cost, groups, weights, depth, nodes, cc, min_leaf):
+    """Return (value, nested tree) of CART's tree on the ranks, relabelled and pruned optimally, or None.
+
+    CART (scikit-learn, Gini, ``max_depth=depth``, ``min_samples_leaf=min_leaf``) learns the classes
+    ``groups``; its split ``rank ≤ k`` is the engine's ``rank < k + 1``. Every node then takes the label of
+    least cost, and a dynamic programme over the grown tree keeps the best subtree with at most ``nodes``
+    branching nodes, each costing ``cc``: its value is never above that of CART's tree.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    F, N = rank.shape
+    if N == 0 or F == 0 or len(np.unique(groups)) < 2:
+        return None
+    grown_depth = SEED_DEPTH_UNLIMITED if depth is None or depth > 64 else int(depth)
+    if grown_depth < 1 or nodes < 1:
+        return None
+    clf = DecisionTreeClassifier(
+        max_depth=grown_depth, min_samples_leaf=max(1, int(min_leaf)), criterion="gini", random_state=0
+    )
+    X = np.ascontiguousarray(rank.T, dtype=np.float32)
+    positive = weights > 0
+    if not positive.any():
+        return None
+    clf.fit(X[positive], groups[positive], sample_weight=weights[positive])
+    t = clf.tree_
+    reached = [None] * t.node_count
+    reached[0] = np.arange(N)
+    for i in range(t.node_count):  # parents come before their children in scikit-learn's numbering
+        if t.children_left[i] >= 0:
+            rows = reached[i]
+            u = int(np.floor(t.threshold[i])) + 1
+            below = rank[t.feature[i], rows] < u
+            reached[t.children_left[i]] = rows[below]
+            reached[t.children_right[i]] = rows[~below]
+    leaf = best_labels(cost, reached, t.node_count)
+
+    def best(i, budget):
+        """Return {k: (value, tree)} for at most k branching nodes, k = 0 … budget."""
+        value, label = leaf[i]
+        table = {0: (value, (label,))}
+        if t.children_left[i] < 0 or budget == 0:
+            return table
+        u = int(np.floor(t.threshold[i])) + 1
+        left, right = best(t.children_left[i], budget - 1), best(t.children_right[i], budget - 1)
+        for kl, (vl, tl) in left.items():
+            for kr, (vr, tr) in right.items():
+                k = 1 + kl + kr
+                v = vl + vr + cc
+                if k <= budget and (k not in table or v < table[k][0]):
+                    table[k] = (v, (int(t.feature[i]), u, tl, tr))
+        return table
+
+    budget = min(int(nodes), (1 << grown_depth) - 1)
+    return min(best(0, budget).values(), key=lambda vt: vt[0])
+
+
+def equivalent_points_bound(rank, cost):
+    """Return the equivalent-points bound: the least cost of any tree on these rows, whatever its shape.
+
+    Rows with the same rank in every feature (*equivalent points*) reach the same leaf of every tree, and that
+    leaf pays at least, for each such group of rows, the cost of the group's best label. So every tree costs at
+    least the sum over groups of that least cost (branching nodes cost ``cc ≥ 0`` more). Exact (the groups come
+    from sorting the ranks, no hashing); zero on tables whose rows all differ, as most raw numeric tables.
+    """
+    F, N = rank.shape
+    if N == 0:
+        return 0.0
+    if F == 0:
+        return float(cost.sum(axis=0).min())
+    order = np.lexsort(rank[::-1])
+    same = np.all(rank[:, order[1:]] == rank[:, order[:-1]], axis=0)
+    group = np.empty(N, dtype=np.int64)
+    group[order] = np.concatenate(([0], np.cumsum(~same)))
+    sums = np.zeros((int(group.max()) + 1, cost.shape[1]))
+    np.add.at(sums, group, cost)
+    return float(sums.min(axis=1).sum())
+
+
+class Helper:
+    """One helper search: ``make(upper)`` → (``Engine`` or None when it would add nothing, map to full trees)."""
+
+    def __init__(self, name, make):
+        self.name, self.make = name, make
+        self.engine, self.to_full = None, None
+        self.work = 0  # rows visited in this round
+        self.allowance = FIRST_ALLOWANCE
+        self.finished = False
+
+
+class Helpers:
+    """The helper searches of one proving search, run in order with doubling allowances (module docstring)."""
+
+    def __init__(self, rank, order, cost, depth, nodes, cc, options, memory=HELPER_MEMORY):
+        self.rank, self.order, self.cost = rank, order, cost
+        self.depth, self.nodes, self.cc, self.options = depth, nodes, cc, dict(options)
+        self.memory = memory
+        self.work = 0
+        self.share = 1.0  # helpers' work per row of the proving search's; halves after a round without a better tree
+        self.gained = False  # a helper found a better tree in this round
+        self.list = []
+        F, N = rank.shape
+        if depth < 2 or F * N > HELPER_CELLS:
+            return
+        shallow = list(range(1, min(depth, 4)))
+        coarse = list(COARSE_BINS)
+        while shallow or coarse:  # depth 1, 4 bins, depth 2, 16 bins, depth 3, 64 bins, 256 bins
+            if shallow:
+                d = shallow.pop(0)
+                self.list.append(Helper(f"depth {d}", self._shallow(d)))
+            if coarse:
+                bins = coarse.pop(0)
+                self.list.append(
+                    Helper(f"depth {self._depth_text()}, {bins} thresholds per column", self._coarse(bins))
+                )
+
+    def _depth_text(self):
+        return "unlimited" if self.depth > 64 else str(self.depth)
+
+    def _engine(self, rank, depth, upper):
+        return Engine(rank, self.cost, depth, self.nodes, self.cc, upper=upper, order=self.order, **self.options)
+
+    def _shallow(self, d):
+        return lambda upper: (self._engine(self.rank, d, upper), lambda t: t)
+
+    def _coarse(self, bins):
+        def make(upper):
+            ranks, cuts, fewer = coarse_ranks(self.rank, self.order, bins)
+            if not fewer:  # every threshold kept: that is the proving search itself
+                return None, None
+            depth = None if self.depth > 64 else self.depth
+            return self._engine(ranks, depth, upper), lambda t: map_splits(t, cuts)
+
+        return make
+
+    @property
+    def active(self):
+        return any(not h.finished for h in self.list)
+
+    def step(self, work, upper):
+        """Run the next helper for about ``work`` rows; return (value, full tree, its name) of a better tree, or None."""
+        pending = [h for h in self.list if not h.finished]
+        if not pending:
+            return None
+        h = next((h for h in pending if h.work < h.allowance), None)
+        if h is None:  # every one used its allowance: a new round, each allowed twice as much
+            for g in pending:
+                g.allowance *= 2
+                g.work = 0
+            h = pending[0]
+            if not self.gained and h.allowance > FIRST_ALLOWANCE << STEADY_ROUNDS:
+                self.share = max(MIN_SHARE, self.share / 2)
+            self.gained = False
+        if h.engine is None:
+            live = [g for g in self.list if g.engine is not None]
+            if live and self.state_bytes() > self.memory:
+                for g in live:  # room for one at a time: the others start afresh in a later round
+                    g.engine = None
+            h.engine, h.to_full = h.make(upper)
+            if h.engine is None:
+                h.finished = True
+                return None
+        e = h.engine
+        e.tighten(upper)
+        before = e.counters["work"]
+        done = e.step(work)
+        spent = max(1, e.counters["work"] - before)
+        h.work += spent
+        self.work += spent
+        found = None
+        if math.isfinite(e.upper_bound) and e.upper_bound < upper:
+            found = (e.upper_bound, h.to_full(e.tree()), h.name)
+            self.gained = True
+        if done:
+            h.finished = True
+            h.engine = None  # its arrays are freed
+        return found
+
+    def state_bytes(self):
+        return sum(h.engine.state_bytes() for h in self.list if h.engine is not None)
+
+    def describe(self):
+        """Return each helper's state: finished, running or waiting."""
+        return {
+            h.name: "finished" if h.finished else ("running" if h.engine is not None else "waiting") for h in self.list
+        }
