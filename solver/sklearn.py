@@ -561,7 +561,8 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
     Parameters are the registry's (``solver/rashomon/params.py``): ``objective`` (accuracy, balanced or
     weighted accuracy), ``regularization`` (λ), ``max_depth`` (splits on a path; treefarms'
     ``depth_budget`` is one more), ``epsilon`` (ε), ``additive_epsilon`` (δ), ``objective_bound`` (θ),
-    ``cost_weight`` (ω), ``ignore_trivial_extensions`` and the sound bound switches. Fitted: ``set_``
+    ``cost_weight`` (ω), the set's definition (``ignore_trivial_extensions``, ``leaf_labels``,
+    ``integer_gamma``) and the sound bound switches. Fitted: ``set_``
     (``solver.rashomon.sets.TreeSet``), ``count_`` (exact, a Python int), ``model_`` (a best tree).
     ``predict`` is the set's majority vote (ties predict the positive class), ``predict_proba`` the
     share of trees voting for each class, ``ambiguity`` says on which rows the trees disagree.
@@ -580,6 +581,8 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
         objective_bound=None,
         cost_weight=1.0,
         ignore_trivial_extensions=True,
+        leaf_labels="majority",
+        integer_gamma=False,
         use_hierarchical_bound=True,
         use_lookahead_bound=True,
         use_equivalent_points_bound=True,

@@ -16,7 +16,7 @@ import numpy as np
 
 from solver import predicates
 from solver.models import LEAF, Tree
-from solver.rashomon.sets import Filter, OutOfTime, TreeSet, shape, tree_text
+from solver.rashomon.sets import Filter, OutOfTime, TreeSet, is_leaf, shape, tree_text
 
 TOP_TREES = 20
 RELIANCE_EXACT = 2000
@@ -33,12 +33,12 @@ def to_tree(s, tree, problem):
     def add(t):
         i = len(feature)
         v = t[0]
-        feature.append(LEAF if len(t) == 1 else t[1])
+        feature.append(LEAF if is_leaf(t) else t[1])
         left.append(LEAF)
         right.append(LEAF)
-        prediction.append(s.label[v])
+        prediction.append(s.leaf_label(t) if is_leaf(t) else s.label[v])
         counts.append(list(s.counts[v]))
-        if len(t) > 1:
+        if not is_leaf(t):
             left[i] = add(t[2])
             right[i] = add(t[3])
         return i
@@ -61,8 +61,8 @@ def tree_predict(s, tree, X):
     stack = [(tree, np.arange(len(X)))]
     while stack:
         t, idx = stack.pop()
-        if len(t) == 1:
-            out[idx] = s.label[t[0]]
+        if is_leaf(t):
+            out[idx] = s.leaf_label(t)
             continue
         go = X[idx, t[1]] == 1
         stack += [(t[2], idx[~go]), (t[3], idx[go])]
@@ -114,7 +114,7 @@ def reliance(s, trees, X, y, cost, scale, deadline=None):
 
 
 def _features(t):
-    return set() if len(t) == 1 else {t[1]} | _features(t[2]) | _features(t[3])
+    return set() if is_leaf(t) else {t[1]} | _features(t[2]) | _features(t[3])
 
 
 def votes(s, X, flt=None):
@@ -125,7 +125,7 @@ def votes(s, X, flt=None):
     return [per_row[i] for i in np.ravel(inverse)]
 
 
-def summarize(s, problem, rows, config, optimum, theta, deadline=None):
+def summarize(s, problem, rows, config, optimum, theta, deadline=None, gosdt_proved=False):
     """Return ``Result.extras`` of a Rashomon run (see docs/algorithms/rashomon.md).
 
     The count, the bounds and the histogram are read from the graph the search built. Each other
@@ -141,13 +141,13 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
         "theta_exact": None if theta is None else str(Fraction(theta, whole)),
     }
     if s is None:
-        out.update(
-            count=0,
-            count_text="0",
-            proved_bound=None,
-            open=None,
-            note="GOSDT's optimum was not proved within the limits, so no part of the set is proved.",
+        note = (
+            "GOSDT proved the optimum, but the set's graph was not built even for the trees at the optimum "
+            "within the limits, so no part of the set is proved."
+            if gosdt_proved
+            else "GOSDT's optimum was not proved within the limits, so no part of the set is proved."
         )
+        out.update(count=0, count_text="0", proved_bound=None, open=None, note=note)
         return out
     total = s.count()
     proved = s.objective(s.theta)
@@ -238,7 +238,7 @@ def _top(s, problem, keys):
     top = []
     for rank, (k, t) in enumerate(s.trees(limit=TOP_TREES)):
         leaves, depth = shape(t)
-        m = sum(s.leaf_m[v] for v in _leaves(t))
+        m = s.mistakes(t)
         top.append(
             {
                 "rank": rank,
@@ -287,10 +287,6 @@ def _reliance(s, rows, X, y, names, deadline, listed=None):
         "trees": len(trees),
         "features": [{"feature": j, "name": names[j], "min": lo, "max": hi} for j, (lo, hi) in sorted(mr.items())],
     }
-
-
-def _leaves(t):
-    return [t[0]] if len(t) == 1 else _leaves(t[2]) + _leaves(t[3])
 
 
 def export(s, features, X=None):

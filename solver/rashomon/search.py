@@ -17,7 +17,7 @@ from solver.api import ProblemError
 from solver.models import LEAF
 from solver.rashomon import report
 from solver.rashomon.graph import Builder, UNLIMITED
-from solver.rashomon.objective import exact, make_rows
+from solver.rashomon.objective import exact, make_rows, round_half_up
 from solver.rashomon.params import SOUND_BOUNDS
 from solver.rashomon.sets import TreeSet
 
@@ -46,12 +46,18 @@ def warmup():
     warm_gosdt()
 
 
-def gosdt_config(config):
-    """Return GOSDT's parameters for the optimum of the same objective, λ and depth (its unsound switches too)."""
+def gosdt_config(config, keys=None):
+    """Return GOSDT's parameters for the optimum of the same objective, λ and depth (its unsound switches too).
+
+    With integer γ (``keys.integer``) GOSDT's λ is γ/D, the λ that integer γ stands for.
+    """
     from solver.gosdt.params import ALGORITHM
 
     keep = ("objective", "regularization", "max_depth", "cost_weight") + SOUND_BOUNDS
-    return ALGORITHM.clean({k: config[k] for k in keep})
+    params = {k: config[k] for k in keep}
+    if keys is not None and keys.integer:
+        params["regularization"] = keys.lam / keys.scale
+    return ALGORITHM.clean(params)
 
 
 def tree_key(rows, tree):
@@ -82,7 +88,7 @@ class RashomonSearch:
 
         self.problem, self.config = problem, config
         self.rows = make_rows(problem, config)
-        self.gosdt = gosdt_search(problem, gosdt_config(config))
+        self.gosdt = gosdt_search(problem, gosdt_config(config, self.rows.keys))
         self.builder = Builder(
             self.rows,
             config["max_depth"],
@@ -91,6 +97,7 @@ class RashomonSearch:
             hierarchical=config["use_hierarchical_bound"],
             permutation=config["use_leaf_permutation_bound"],
             trivial=config["ignore_trivial_extensions"],
+            any_label=config["leaf_labels"] == "any",
         )
         depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
         self.root_key = (self.rows.all, depth, ())
@@ -142,8 +149,18 @@ class RashomonSearch:
         return m, h
 
     def _theta(self):
-        """Return θ as a key: an absolute bound, the optimum + δ, or (1 + ε) × the optimum (spec §1.3)."""
+        """Return θ as a key: an absolute bound, the optimum + δ, or (1 + ε) × the optimum (spec §1.3).
+
+        With integer γ the key is arborenum's integer objective and θ is rounded to the nearest key as it
+        rounds it: ``llround(optimum · (1.0 + ε))`` and ``llround(optimum + δ·D)`` in doubles.
+        """
         keys, c = self.rows.keys, self.config
+        if keys.integer:
+            if c["objective_bound"] is not None:
+                return keys.from_objective(exact(c["objective_bound"]))
+            if c["additive_epsilon"] is not None:
+                return round_half_up(float(self.optimum) + float(c["additive_epsilon"]) * keys.scale)
+            return round_half_up(float(self.optimum) * (1.0 + float(c["epsilon"])))
         best = Fraction(self.optimum, keys.scale * keys.q)
         if c["objective_bound"] is not None:
             return keys.from_objective(exact(c["objective_bound"]))
@@ -167,6 +184,7 @@ class RashomonSearch:
                 bound,
                 self.builder.trivial,
                 cells=g.cells,
+                alt=g.alt,
             )
         return self._set
 
@@ -193,7 +211,14 @@ class RashomonSearch:
             return {**self._summary, "gosdt_optimum": self.gosdt_optimum()}
         deadline = self.post_deadline if self.stopped else time.perf_counter() + SNAPSHOT_SECONDS
         summary = report.summarize(
-            self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta, deadline=deadline
+            self.tree_set(),
+            self.problem,
+            self.rows,
+            self.config,
+            self.optimum,
+            self.theta,
+            deadline=deadline,
+            gosdt_proved=self.phase != "optimum",
         )
         summary["gosdt_optimum"] = self.gosdt_optimum()
         if not summary.get("skipped"):
