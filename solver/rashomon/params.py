@@ -8,6 +8,7 @@ most θ: ``(1 + ε)·optimum`` by default, ``optimum + δ`` with ``additive_epsi
 
 from dataclasses import replace
 
+from solver import objectives
 from solver.gosdt.params import ADDITIVE, ADDITIVE_PARAMS
 from solver.registry import Algorithm, Param, max_depth_param, regularization_param
 
@@ -33,6 +34,7 @@ ALGORITHM = Algorithm(
         "of trees using each feature, the rows on which good trees disagree, and the best trees to browse."
     ),
     search_module="solver.rashomon.search",
+    multiclass=lambda config: objectives.get(config.get("objective", "accuracy")).multiclass,
     params=(
         Param(
             "objective",

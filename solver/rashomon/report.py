@@ -117,11 +117,11 @@ def _features(t):
     return set() if is_leaf(t) else {t[1]} | _features(t[2]) | _features(t[3])
 
 
-def votes(s, X, flt=None):
-    """Return, for every binary row of ``X``, the number of trees of the set that predict 1 on it."""
+def votes(s, X, flt=None, label=1):
+    """Return, for every binary row of ``X``, the number of trees of the set that predict ``label`` on it."""
     flt = flt or Filter()
     unique, inverse = np.unique(np.asarray(X, dtype=np.uint8), axis=0, return_inverse=True)
-    per_row = [s.votes(row, flt) for row in unique]
+    per_row = [s.votes(row, flt, label) for row in unique]
     return [per_row[i] for i in np.ravel(inverse)]
 
 
@@ -147,7 +147,7 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None, gosdt_pro
             if gosdt_proved
             else "GOSDT's optimum was not proved within the limits, so no part of the set is proved."
         )
-        out.update(count=0, count_text="0", proved_bound=None, open=None, note=note)
+        out.update(count=0, count_text="0", proved_bound=None, open=None, note=note, skipped=[])
         return out
     total = s.count()
     proved = s.objective(s.theta)
@@ -209,7 +209,8 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None, gosdt_pro
         ]
         out["reliance"] = part("Model reliance over the set", lambda: _reliance(s, rows, X, y, names, deadline, listed))
         distinct = len(np.unique(X, axis=0)) if len(X) else 0
-        if total and distinct * len(s.counts) <= VOTE_WORK_LIMIT:
+        # Votes are shares of trees predicting the positive class: two classes only (more: per class, not yet).
+        if total and rows.n_classes == 2 and distinct * len(s.counts) <= VOTE_WORK_LIMIT:
             v = part(
                 "The set's votes on the training rows",
                 lambda: votes(s, X) if listed is None else listed_votes(s, listed, X, deadline),
@@ -324,7 +325,7 @@ def test_votes(extras, problem, table, roles, deadline=None, s=None):
     """
     from solver.data.evaluation import problem_like
 
-    if not extras.get("count") or (s is None and not extras.get("graph")):
+    if not extras.get("count") or (s is None and not extras.get("graph")) or problem.n_classes > 2:
         return None
     s = load(extras["graph"]) if s is None else s
     test = problem_like(problem, table, roles)

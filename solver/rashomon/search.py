@@ -32,12 +32,21 @@ def make_search(problem, config):
     from solver.background import DeferredSearch
     from solver.gosdt.dpb.search import leaf_start
 
-    if problem.n_classes > 2:
-        raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
+    check_classes(problem, config)
     leaf, upper = leaf_start(problem, gosdt_config(config))
     return DeferredSearch(
         lambda: RashomonSearch(problem, config), leaf, upper, initial_budget=RashomonSearch.initial_budget
     )
+
+
+def check_classes(problem, config):
+    """Raise ``ProblemError`` for more than two classes with an objective that has no multi-class form."""
+    if problem.n_classes > 2 and config["objective"] != "accuracy":
+        name = config["objective"].replace("_", " ")
+        raise ProblemError(
+            f"Rashomon sets with {name} handle two classes; the label has {problem.n_classes}. "
+            "Use accuracy, which has a multi-class form."
+        )
 
 
 def warmup():
@@ -82,8 +91,7 @@ class RashomonSearch:
     finished_status = "optimal"
 
     def __init__(self, problem, config):
-        if problem.n_classes > 2:
-            raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
+        check_classes(problem, config)
         from solver.gosdt.search import make_search as gosdt_search
 
         self.problem, self.config = problem, config
@@ -258,8 +266,9 @@ class VertexCounts:
 
         y = np.asarray(problem.y)
         weights = np.asarray(problem.weights, dtype=np.float64)
+        self.k = max(problem.n_classes, int(y.max()) + 1 if len(y) else 2)
         self.groups = []
-        for c in (0, 1):
+        for c in range(self.k):
             for w in np.unique(weights[y == c]):
                 self.groups.append((c, float(w), bits_of((y == c) & (weights == w))))
         self.y, self.weights = y, weights
@@ -271,16 +280,11 @@ class VertexCounts:
             for support in graph.support[len(self.out) :]:
                 bits = np.frombuffer(support.to_bytes((n + 7) // 8 or 1, "little"), dtype=np.uint8)
                 member = np.unpackbits(bits, bitorder="little")[:n].astype(bool)
-                self.out.append(
-                    (
-                        float(self.weights[member & (self.y == 0)].sum()),
-                        float(self.weights[member & (self.y == 1)].sum()),
-                    )
-                )
+                self.out.append(tuple(float(self.weights[member & (self.y == c)].sum()) for c in range(self.k)))
             return self.out
         for support in graph.support[len(self.out) :]:
-            w = [0.0, 0.0]
+            w = [0.0] * self.k
             for c, weight, rows in self.groups:
                 w[c] += weight * (support & rows).bit_count()
-            self.out.append((w[0], w[1]))
+            self.out.append(tuple(w))
         return self.out

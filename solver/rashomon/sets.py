@@ -312,8 +312,8 @@ class TreeSet:
             if j not in flt.exclude
         }
 
-    def votes(self, x, flt=NO_FILTER):
-        """Return the number of trees ``flt`` keeps that predict 1 on the binary row ``x`` (spec §4.1)."""
+    def votes(self, x, flt=NO_FILTER, label=1):
+        """Return the number of trees ``flt`` keeps that predict ``label`` on the binary row ``x`` (spec §4.1)."""
         if flt.include:
             total_ones = 0
             include = sorted(flt.include)
@@ -325,15 +325,15 @@ class TreeSet:
                         leaves=flt.leaves,
                         mistakes=flt.mistakes,
                     )
-                    total_ones += (-1) ** size * self.votes(x, sub)
+                    total_ones += (-1) ** size * self.votes(x, sub, label)
             return total_ones
         if self.root < 0:
             return 0
         memo = {}
-        cells = self._ones(self.root, x, flt, flt.max_depth, memo)[0]
+        cells = self._ones(self.root, x, flt, flt.max_depth, memo, label)[0]
         return sum(n for k, m, h, n in cells if k <= self.theta and flt.cell_ok(m, h))
 
-    def _ones(self, v, x, flt, depth, memo):
+    def _ones(self, v, x, flt, depth, memo, target=1):
         state = (v, depth)
         hit = memo.get(state)
         if hit is not None:
@@ -341,7 +341,7 @@ class TreeSet:
         self._tick()
         out = {}
         for label, m in self.leaves(v):
-            if label == 1:
+            if label == target:
                 out[(m, 1)] = 1
         if depth is None or depth > 0:
             below = None if depth is None else depth - 1
@@ -350,11 +350,11 @@ class TreeSet:
                     continue
                 pairs = self._pairs(c0, c1)
                 if x[j]:
-                    cells0, cells1 = self.hist(c0, flt, below)[0], self._ones(c1, x, flt, below, memo)[0]
-                    pairs = pairs if not pairs else [p for p in pairs if p[3] == 1]
+                    cells0, cells1 = self.hist(c0, flt, below)[0], self._ones(c1, x, flt, below, memo, target)[0]
+                    pairs = pairs if not pairs else [p for p in pairs if p[3] == target]
                 else:
-                    cells0, cells1 = self._ones(c0, x, flt, below, memo)[0], self.hist(c1, flt, below)[0]
-                    pairs = pairs if not pairs else [p for p in pairs if p[2] == 1]
+                    cells0, cells1 = self._ones(c0, x, flt, below, memo, target)[0], self.hist(c1, flt, below)[0]
+                    pairs = pairs if not pairs else [p for p in pairs if p[2] == target]
                 for cell, n in combine(cells0, cells1, self.budget[v], pairs).items():
                     out[cell] = out.get(cell, 0) + n
         cells = sorted((self.keys.key(m, h), m, h, n) for (m, h), n in out.items() if n)
