@@ -55,8 +55,17 @@ def to_tree(s, tree, problem):
     )
 
 
-def tree_predict(s, tree, X):
-    """Return the labels a nested-tuple tree of ``s`` predicts on the binary rows ``X``."""
+MEMO_CELLS = 8_000_000  # predictions (rows × subtrees, int16) one ``tree_predict`` memo keeps at most: 16 MB
+
+
+def tree_predict(s, tree, X, memo=None, tag=None):
+    """Return the labels a nested-tuple tree of ``s`` predicts on the binary rows ``X``.
+
+    ``memo``: a dict kept across calls on the same ``X`` for one ``tag`` (and on one listing, which shares its
+    subtrees: ``TreeSet.trees``): each distinct subtree's predictions on every row are computed once, by ``id``.
+    """
+    if memo is not None:
+        return _predict_shared(s, tree, X, memo, tag)
     out = np.empty(len(X), dtype=np.int64)
     stack = [(tree, np.arange(len(X)))]
     while stack:
@@ -66,6 +75,20 @@ def tree_predict(s, tree, X):
             continue
         go = X[idx, t[1]] == 1
         stack += [(t[2], idx[~go]), (t[3], idx[go])]
+    return out
+
+
+def _predict_shared(s, t, X, memo, tag):
+    hit = memo.get((tag, id(t)))
+    if hit is not None:
+        return hit[1]
+    if is_leaf(t):
+        out = np.full(len(X), s.leaf_label(t), dtype=np.int16)
+    else:
+        one, zero = _predict_shared(s, t[3], X, memo, tag), _predict_shared(s, t[2], X, memo, tag)
+        out = np.where(X[:, t[1]] == 1, one, zero)
+    if len(memo) * max(len(X), 1) < MEMO_CELLS:
+        memo[(tag, id(t))] = (t, out)  # the tree is kept with its predictions, so its id is not reused meanwhile
     return out
 
 
@@ -79,7 +102,7 @@ def row_costs(rows, n):
     return cost
 
 
-def reliance(s, trees, X, y, cost, scale, deadline=None):
+def reliance(s, trees, X, y, cost, scale, deadline=None, memo=None):
     """Return ``{feature: (min, max)}`` of model reliance over ``trees``.
 
     Reliance of a tree on feature j (Fisher, Rudin, Dominici 2019, the difference form): its loss when
@@ -98,13 +121,13 @@ def reliance(s, trees, X, y, cost, scale, deadline=None):
     for t in trees:
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime
-        base = float((weight * (tree_predict(s, t, Xg) != yg)).sum()) / scale
+        base = float((weight * (tree_predict(s, t, Xg, memo) != yg)).sum()) / scale
         for j in sorted(_features(t)):
             losses = []
             for v in (0, 1):
                 Xv = Xg.copy()
                 Xv[:, j] = v
-                losses.append(weight * (tree_predict(s, t, Xv) != yg))
+                losses.append(weight * (tree_predict(s, t, Xv, memo, (j, v)) != yg))
             others1 = ones[j] - Xg[:, j]  # rows k ≠ i with x_kj = 1
             others0 = (n - 1) - others1
             switched = float((others0 * losses[0] + others1 * losses[1]).sum()) / ((n - 1) * scale)
@@ -268,10 +291,11 @@ def listed_votes(s, trees, X, deadline=None):
     """Return, for every row of ``X``, the number of ``trees`` predicting 1 on it (the set's votes when listed)."""
     unique, inverse = np.unique(np.asarray(X, dtype=np.uint8), axis=0, return_inverse=True)
     out = np.zeros(len(unique), dtype=np.int64)
+    memo = {}
     for t in trees:
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime
-        out += tree_predict(s, t, unique)
+        out += tree_predict(s, t, unique, memo)
     return [int(out[i]) for i in np.ravel(inverse)]
 
 
@@ -282,7 +306,8 @@ def _reliance(s, rows, X, y, names, deadline, listed=None):
         trees = listed if listed is not None else [t for _, t in s.trees()]
     else:
         trees = s.sample(RELIANCE_SAMPLE, seed=0)
-    mr = reliance(s, trees, X, y, row_costs(rows, len(y)), rows.keys.scale, deadline) if total else {}
+    memo = {} if exact_mr else None  # a listing shares its subtrees; uniform samples share few
+    mr = reliance(s, trees, X, y, row_costs(rows, len(y)), rows.keys.scale, deadline, memo) if total else {}
     return {
         "exact": exact_mr,
         "trees": len(trees),

@@ -55,6 +55,7 @@ def _within(x, bounds):
 NO_FILTER = Filter()
 
 TICK = 256  # vertices computed between two looks at the clock
+LIST_CELL = 200_000  # a root cell with at most this many trees is listed whole (``TreeSet._all``), not rank by rank
 
 
 class OutOfTime(Exception):
@@ -246,16 +247,52 @@ class TreeSet:
     def trees(self, flt=NO_FILTER, limit=None):
         """Yield (key, tree) in non-decreasing objective, at most ``limit`` of them (the k best)."""
         base = Filter(exclude=flt.exclude, max_depth=flt.max_depth, leaves=flt.leaves, mistakes=flt.mistakes)
-        given = 0
+        given, memo = 0, {}
         for k, m, h, n in self.cells(base):
-            for r in range(n):
+            if n <= LIST_CELL and (limit is None or limit - given >= n):  # a whole cell: built once, in rank order
+                cell = iter(self._all(self.root, (m, h), base, base.max_depth, memo))
+            else:
+                cell = (self.unrank(self.root, (m, h), r, base, base.max_depth) for r in range(n))
+            for tree in cell:
                 if limit is not None and given >= limit:
                     return
-                tree = self.unrank(self.root, (m, h), r, base, base.max_depth)
                 if flt.include and not flt.include <= features_of(tree):
                     continue
                 given += 1
                 yield k, tree
+
+    def _all(self, v, cell, flt, depth, memo):
+        """Return every subtree of ``v`` in ``cell`` in ``unrank``'s order (rank 0 first), sharing sub-lists in ``memo``.
+
+        A subtree's list is never longer than the root cell it serves (each one pairs with at least one
+        sibling), so a cell of at most ``LIST_CELL`` trees costs at most that much per vertex and cell.
+        """
+        key = (v, cell, depth)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        self._tick()
+        m, h = cell
+        if h == 1:
+            out = [self.leaf_of(v, label) for label, mc in self.leaves(v) if mc == m]
+        else:
+            out = []
+            below = None if depth is None else depth - 1
+            for j, c0, c1 in self.options[v]:
+                if j in flt.exclude:
+                    continue
+                cells0, table1 = self.hist(c0, flt, below)[0], self.hist(c1, flt, below)[1]
+                pairs = self._pairs(c0, c1)
+                if pairs and h == 2:
+                    out += [(v, j, self.leaf_of(c0, a), self.leaf_of(c1, b)) for _, mm, a, b in pairs if mm == m]
+                for _, m0, h0, _ in cells0:
+                    rest = (m - m0, h - h0)
+                    if not table1.get(rest) or (pairs is not None and h0 == 1 and rest[1] == 1):
+                        continue
+                    rights = self._all(c1, rest, flt, below, memo)
+                    out += [(v, j, a, b) for a in self._all(c0, (m0, h0), flt, below, memo) for b in rights]
+        memo[key] = out
+        return out
 
     def passes(self, tree, flt):
         """Return whether one listed tree (nested tuples, as ``trees`` yields) is kept by ``flt``."""

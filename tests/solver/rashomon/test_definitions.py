@@ -99,3 +99,14 @@ def test_votes_and_importance_follow_the_definition(data, params):
 
 def _features(t):
     return set() if len(t) < 4 else {t[1]} | _features(t[2]) | _features(t[3])
+
+
+# Check that listing the set (whole cells at once) gives the trees in rank order: trees() == [tree_at(r)].
+@settings(max_examples=60, deadline=None)
+@given(data=tiny(), params=DEFINITIONS)
+def test_listing_follows_the_ranks(data, params):
+    X, y = data
+    _, s = solve(X, y, **params)
+    listed = [t for _, t in s.trees()]
+    assert listed == [s.tree_at(r) for r in range(s.count())]
+    assert [t for _, t in s.trees(limit=3)] == listed[:3]
