@@ -569,7 +569,8 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
     Parameters are the registry's (``solver/rashomon/params.py``): ``objective`` (accuracy, balanced or
     weighted accuracy), ``regularization`` (λ), ``max_depth`` (splits on a path; treefarms'
     ``depth_budget`` is one more), ``epsilon`` (ε), ``additive_epsilon`` (δ), ``objective_bound`` (θ),
-    ``cost_weight`` (ω), ``ignore_trivial_extensions`` and the sound bound switches. Fitted: ``set_``
+    ``cost_weight`` (ω), the set's definition (``ignore_trivial_extensions``, ``leaf_labels``,
+    ``integer_gamma``) and the sound bound switches. Fitted: ``set_``
     (``solver.rashomon.sets.TreeSet``), ``count_`` (exact, a Python int), ``model_`` (a best tree).
     ``predict`` is the set's majority vote (ties predict the positive class), ``predict_proba`` the
     share of trees voting for each class, ``ambiguity`` says on which rows the trees disagree.
@@ -588,6 +589,8 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
         objective_bound=None,
         cost_weight=1.0,
         ignore_trivial_extensions=True,
+        leaf_labels="majority",
+        integer_gamma=False,
         use_hierarchical_bound=True,
         use_lookahead_bound=True,
         use_equivalent_points_bound=True,
@@ -631,18 +634,37 @@ class RashomonSet(SolverClassifierMixin, BaseEstimator):
         check_is_fitted(self, "set_")
         return votes(self.set_, self._set_binary(X))
 
-    def predict_proba(self, X):
-        """Return the share of the set's trees voting for each class."""
-        share = np.array([v / self.count_ for v in self.votes(X)]) if self.count_ else np.zeros(_num_samples(X))
-        by_index = np.column_stack([1 - share, share])
+    def class_votes(self, X):
+        """Return, for every row and every class (``classes_`` order), the number of trees of the set predicting it."""
+        from solver.rashomon.report import votes
+
+        check_is_fitted(self, "set_")
+        k = len(self.model_.classes)
+        if k == 2:
+            ones = np.array(self.votes(X), dtype=object)
+            by_index = np.column_stack([self.count_ - ones, ones])
+        else:
+            binary = self._set_binary(X)
+            by_index = np.column_stack([np.array(votes(self.set_, binary, label=c), dtype=object) for c in range(k)])
         order = [self.model_.classes.index(str(_label_text(c))) for c in self.classes_]
         return by_index[:, order]
 
+    def predict_proba(self, X):
+        """Return the share of the set's trees voting for each class."""
+        if not self.count_:
+            return np.zeros((_num_samples(X), len(self.classes_)))
+        return (self.class_votes(X) / self.count_).astype(np.float64)
+
     def predict(self, X):
-        """Return the majority vote of the set (a tie predicts the positive class, as a tied leaf does)."""
-        index = np.array([1 if 2 * v >= self.count_ else 0 for v in self.votes(X)])
-        labels = np.array([self._class_of[self.model_.classes[i]] for i in index])
-        return labels.astype(self.classes_.dtype, copy=False)
+        """Return the majority vote of the set (a tie predicts the higher class, as a tied leaf does)."""
+        if len(self.model_.classes) == 2:
+            index = np.array([1 if 2 * v >= self.count_ else 0 for v in self.votes(X)])
+            labels = np.array([self._class_of[self.model_.classes[i]] for i in index])
+            return labels.astype(self.classes_.dtype, copy=False)
+        v = self.class_votes(X)
+        order = [self.model_.classes.index(str(_label_text(c))) for c in self.classes_]
+        best = [max(range(v.shape[1]), key=lambda j: (row[j], order[j])) for row in v]
+        return self.classes_[best]
 
     def ambiguity(self, X):
         """Return (share of trees predicting the positive class, whether the trees disagree) per row."""

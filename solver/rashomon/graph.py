@@ -21,15 +21,17 @@ from __future__ import annotations
 UNLIMITED = -1
 
 
-def combine(cells0, cells1, budget, skip_leaf_pair):
+def combine(cells0, cells1, budget, leaf_pairs=None):
     """Return ``{(m, h): count}`` of the pairs of subtrees from two children whose keys sum to at most ``budget``.
 
-    ``cells0``/``cells1`` are sorted by key; ``skip_leaf_pair`` drops the split whose two children are
-    leaves (a trivial extension when they predict the same label, spec §1.2 rule 5).
+    ``cells0``/``cells1`` are sorted by key. ``leaf_pairs``: None counts every pair; a list of ``(key, m, …)``
+    replaces the pairs of two leaves by exactly those (the pairs that are not trivial extensions, spec §1.2
+    rule 5: two leaves predicting the same label).
     """
     out = {}
     if not cells0 or not cells1:
         return out
+    skip = leaf_pairs is not None
     min1 = cells1[0][0]
     for k0, m0, h0, n0 in cells0:
         if k0 + min1 > budget:
@@ -37,11 +39,32 @@ def combine(cells0, cells1, budget, skip_leaf_pair):
         for k1, m1, h1, n1 in cells1:
             if k0 + k1 > budget:
                 break
-            if skip_leaf_pair and h0 == 1 and h1 == 1:
+            if skip and h0 == 1 and h1 == 1:
                 continue
             cell = (m0 + m1, h0 + h1)
             out[cell] = out.get(cell, 0) + n0 * n1
+    for pair in leaf_pairs or ():
+        if pair[0] <= budget:
+            out[(pair[1], 2)] = out.get((pair[1], 2), 0) + 1
     return out
+
+
+def leaf_pairs(keys, trivial, label, alt, v0, v1):
+    """Return ``combine``'s ``leaf_pairs`` for a split into ``v0`` and ``v1``: None (every pair of leaves counts) or
+    the non-trivial pairs ``(key, m, label of v0's leaf, label of v1's leaf)``.
+
+    ``alt``: None when leaves predict their majority label, else every vertex's leaf mistakes per label
+    (``leaf_labels="any"``).
+    """
+    if not trivial:
+        return None
+    if alt is None:
+        if label[v0] != label[v1]:
+            return None
+        return []
+    return [
+        (keys.key(m0 + m1, 2), m0 + m1, a, b) for a, m0 in enumerate(alt[v0]) for b, m1 in enumerate(alt[v1]) if a != b
+    ]
 
 
 def sorted_cells(hist, keys):
@@ -56,13 +79,17 @@ class Graph:
         self.rows = rows
         self.support, self.depth, self.leaf_m, self.label = [], [], [], []
         self.budget, self.options, self.cells = [], [], []
+        self.alt = None  # leaf_labels="any": every vertex's leaf mistakes per label
         self.index = {}  # (support, depth, path) -> vertex id
 
     def __len__(self):
         return len(self.support)
 
-    def add(self, key, leaf_m, label):
+    def add(self, key, leaf_m, label, alt=None):
         v = len(self.support)
+        if alt is not None:
+            self.alt = [] if self.alt is None else self.alt
+            self.alt.append(alt)
         self.index[key] = v
         self.support.append(key[0])
         self.depth.append(key[1])
@@ -86,10 +113,19 @@ class Builder:
     """
 
     def __init__(
-        self, rows, max_depth=None, lookahead=True, equivalent=True, hierarchical=True, permutation=True, trivial=True
+        self,
+        rows,
+        max_depth=None,
+        lookahead=True,
+        equivalent=True,
+        hierarchical=True,
+        permutation=True,
+        trivial=True,
+        any_label=False,
     ):
         self.rows, self.keys = rows, rows.keys
         self.graph = Graph(rows)
+        self.any_label = any_label  # every label's leaf is a tree, not only the majority's (arborenum's default)
         self.lookahead, self.equivalent, self.hierarchical = lookahead, equivalent, hierarchical
         self.permutation, self.trivial = permutation, trivial
         self.root_depth = UNLIMITED if max_depth is None else int(max_depth)
@@ -173,8 +209,10 @@ class Builder:
         m, label, _ = self._facts(support)
         keys, g = self.keys, self.graph
         hist = {}
-        if keys.key(m, 1) <= budget:
-            hist[(m, 1)] = 1
+        alt = self.rows.leaves(support) if self.any_label else None
+        for mc in (m,) if alt is None else alt:
+            if keys.key(mc, 1) <= budget:
+                hist[(mc, 1)] = hist.get((mc, 1), 0) + 1
         options = []
         if depth != 0:
             for j, col in enumerate(self.rows.cols):
@@ -193,8 +231,9 @@ class Builder:
                 v1 = yield k1, budget - (min0 if self.hierarchical else lb0)
                 if v1 < 0:
                     continue
-                skip = self.trivial and g.label[v0] == g.label[v1]
-                pairs = combine(g.cells[v0], g.cells[v1], budget, skip)
+                pairs = combine(
+                    g.cells[v0], g.cells[v1], budget, leaf_pairs(keys, self.trivial, g.label, g.alt, v0, v1)
+                )
                 if pairs:
                     options.append((j, v0, v1))
                     for cell, n in pairs.items():
@@ -206,7 +245,7 @@ class Builder:
             return -1
         v = g.index.get(key)
         if v is None:
-            v = g.add(key, m, label)
+            v = g.add(key, m, label, alt)
         g.budget[v], g.options[v], g.cells[v] = budget, options, cells
         self.proved[key] = cells[0][0]  # every subtree within the budget is here: the smallest key is the optimum
         return v

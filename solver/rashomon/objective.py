@@ -4,6 +4,9 @@ Every additive objective of GOSDT is ``loss/D + λ·leaves`` with an integer los
 row's cost is scaled to an integer (accuracy: 1 per row and ``D = N``; balanced and weighted
 accuracy: per-class weights). With ``λ = p/q`` a tree's objective times ``D·q`` is the integer
 *key* ``m·q + h·p·D``, so membership ``key ≤ Θ`` is decided without any float.
+
+With ``integer_gamma`` the objective is arborenum's and PRAXIS's instead: ``m + γ·h`` with the
+integer ``γ = round(λ·D)`` (``q = 1``), and θ rounded to the nearest integer (see ``round_half_up``).
 """
 
 from __future__ import annotations
@@ -24,11 +27,24 @@ def exact(x):
     return Fraction(repr(float(x))) if not isinstance(x, (str, Fraction, int)) else Fraction(x)
 
 
-def class_costs(objective, positives, negatives, cost_weight):
-    """Return (cost of a misclassified negative, of a misclassified positive) as ``Fraction`` (GOSDT spec §1.4)."""
+def round_half_up(x):
+    """Return the integer nearest to the float ``x`` ≥ 0, halves up: C's ``llround`` on a double, as arborenum
+    and PRAXIS round γ = λ·n and θ (``Fraction(x)`` is the double's exact value, so nothing is rounded twice)."""
+    return math.floor(Fraction(float(x)) + Fraction(1, 2))
+
+
+def class_costs(objective, positives, negatives, cost_weight, mass=None):
+    """Return the cost of misclassifying a row of each class as ``Fraction`` (GOSDT spec §1.4).
+
+    Two classes: (negative, positive). ``mass``: every class's total weight, for accuracy with more classes.
+    """
     if objective == "accuracy":
-        total = positives + negatives
-        return Fraction(1) / total, Fraction(1) / total
+        total = positives + negatives if mass is None else sum(mass, Fraction(0))
+        return (Fraction(1) / total,) * (2 if mass is None else len(mass))
+    if mass is not None and len(mass) != 2:
+        raise ProblemError(
+            f"Rashomon sets with {objective.replace('_', ' ')} handle two classes; the label has {len(mass)}."
+        )
     if positives <= 0 or negatives <= 0:
         raise ProblemError("Balanced and weighted accuracy need rows of both classes with positive weight.")
     if objective == "balanced_accuracy":
@@ -48,6 +64,7 @@ class Keys:
     q: int
     lam: int
     scale: int
+    integer: bool = False  # γ = round(λ·D) per leaf and θ rounded (arborenum's and PRAXIS's definition)
 
     def key(self, m, h):
         return m * self.q + h * self.lam
@@ -57,7 +74,10 @@ class Keys:
         return Fraction(self.key(m, h), self.scale * self.q)
 
     def from_objective(self, value):
-        """Return the largest integer key whose objective is at most ``value`` (a ``Fraction``)."""
+        """Return the largest integer key whose objective is at most ``value`` (a ``Fraction``); with integer γ, the
+        key nearest to ``value`` (arborenum's rounding of θ, halves up, from a double)."""
+        if self.integer:
+            return round_half_up(float(value) * self.scale)
         return math.floor(value * self.scale * self.q)
 
 
@@ -72,6 +92,7 @@ class Rows:
         ``cols[j]``: the rows where feature ``j`` is 1.
     groups : list of (int, int, int)
         ``(class, cost, rows)``: rows of one class and one integer cost.
+    n_classes : int
     mixed : list of (int, int)
         ``(rows, unavoidable cost)`` of every group of identical feature vectors with both labels
         (the equivalent-points bound, GOSDT Thm B.9).
@@ -83,22 +104,30 @@ class Rows:
     groups: list
     mixed: list
     keys: Keys
+    n_classes: int = 2
 
     @property
     def all(self):
         return (1 << self.n) - 1
 
     def class_costs(self, support):
-        """Return the cost of the rows of class 0 and of class 1 in ``support``."""
-        w = [0, 0]
+        """Return the cost of the rows of each class in ``support``."""
+        w = [0] * self.n_classes
         for c, cost, rows in self.groups:
             w[c] += cost * (support & rows).bit_count()
         return w
 
     def leaf(self, support):
-        """Return (mistakes, label) of the majority leaf; a tie predicts 1 (treefarms, spec §1.1)."""
-        w0, w1 = self.class_costs(support)
-        return (w0, 1) if w1 >= w0 else (w1, 0)
+        """Return (mistakes, label) of the majority leaf; a tie predicts the higher class (treefarms, spec §1.1)."""
+        w = self.class_costs(support)
+        label = max(range(len(w)), key=lambda c: (w[c], c))
+        return sum(w) - w[label], label
+
+    def leaves(self, support):
+        """Return ``(mistakes of a leaf predicting c for every class c)``: the leaves of ``leaf_labels="any"``."""
+        w = self.class_costs(support)
+        total = sum(w)
+        return tuple(total - wc for wc in w)
 
     def unavoidable(self, support):
         return sum(cost for rows, cost in self.mixed if support & rows)
@@ -112,21 +141,18 @@ def bits_of(mask_array):
 
 def make_rows(problem, config):
     """Return the ``Rows`` of ``problem`` under ``config`` (objective, λ, ω)."""
-    if problem.n_classes > 2:
-        raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
     X = np.asarray(problem.X, dtype=np.uint8)
     y = np.asarray(problem.y, dtype=np.int64)
     weights = problem.weights
     if np.any(weights < 0) or not np.isfinite(weights).all() or weights.sum() <= 0:
         raise ProblemError("Row weights must be finite, non-negative and not all zero.")
     w = [exact(v) for v in weights.tolist()]
-    positives = sum((wi for wi, yi in zip(w, y) if yi == 1), Fraction(0))
-    negatives = sum((wi for wi, yi in zip(w, y) if yi == 0), Fraction(0))
-    cost = class_costs(config["objective"], positives, negatives, config.get("cost_weight", 1.0))
+    k = max(problem.n_classes, int(y.max()) + 1 if len(y) else 2)
+    mass = [sum((wi for wi, yi in zip(w, y) if yi == c), Fraction(0)) for c in range(k)]
+    cost = class_costs(config["objective"], mass[1], mass[0], config.get("cost_weight", 1.0), mass if k > 2 else None)
     row_cost = [wi * cost[yi] for wi, yi in zip(w, y)]
     scale = math.lcm(*(c.denominator for c in row_cost)) if row_cost else 1
-    lam = exact(config["regularization"])
-    keys = Keys(q=lam.denominator, lam=lam.numerator * scale, scale=scale)
+    keys = make_keys(config, scale)
     integer = [int(c * scale) for c in row_cost]  # cost of each row: an integer share of the loss times D
     groups = {}
     for i, (yi, ci) in enumerate(zip(y.tolist(), integer)):
@@ -139,10 +165,18 @@ def make_rows(problem, config):
     members, per_class = {}, {}
     for i, (g, yi) in enumerate(zip(inverse.tolist(), y.tolist())):
         members.setdefault(g, []).append(i)
-        per_class.setdefault(g, [0, 0])[yi] += integer[i]
-    mixed = [(_bits(members[g]), min(c)) for g, c in sorted(per_class.items()) if min(c) > 0]
+        per_class.setdefault(g, [0] * k)[yi] += integer[i]
+    mixed = [(_bits(members[g]), sum(c) - max(c)) for g, c in sorted(per_class.items()) if sum(c) > max(c)]
     cols = [bits_of(X[:, j]) for j in range(X.shape[1])]
-    return Rows(n=n, cols=cols, groups=group_list, mixed=mixed, keys=keys)
+    return Rows(n=n, cols=cols, groups=group_list, mixed=mixed, keys=keys, n_classes=k)
+
+
+def make_keys(config, scale):
+    """Return the ``Keys`` of λ at scale ``D``: exact (``λ = p/q``), or with ``integer_gamma`` γ = round(λ·D), ``q = 1``."""
+    if config.get("integer_gamma"):
+        return Keys(q=1, lam=round_half_up(float(config["regularization"]) * scale), scale=scale, integer=True)
+    lam = exact(config["regularization"])
+    return Keys(q=lam.denominator, lam=lam.numerator * scale, scale=scale)
 
 
 def _bits(rows):

@@ -8,6 +8,7 @@ most θ: ``(1 + ε)·optimum`` by default, ``optimum + δ`` with ``additive_epsi
 
 from dataclasses import replace
 
+from solver import objectives
 from solver.gosdt.params import ADDITIVE, ADDITIVE_PARAMS
 from solver.registry import Algorithm, Param, max_depth_param, regularization_param
 
@@ -33,6 +34,7 @@ ALGORITHM = Algorithm(
         "of trees using each feature, the rows on which good trees disagree, and the best trees to browse."
     ),
     search_module="solver.rashomon.search",
+    multiclass=lambda config: objectives.get(config.get("objective", "accuracy")).multiclass,
     params=(
         Param(
             "objective",
@@ -90,7 +92,26 @@ ALGORITHM = Algorithm(
             "ignore_trivial_extensions",
             "bool",
             True,
-            "Leave out trees with a split whose two children are leaves predicting the same label (as treefarms).",
+            "Leave out trees with a split whose two children are leaves predicting the same label (as treefarms; "
+            "arborenum and PRAXIS keep them).",
+            group="search",
+        ),
+        Param(
+            "leaf_labels",
+            "choice",
+            "majority",
+            "Which labels a leaf may predict: its majority label only (as treefarms; a tie predicts the higher class), "
+            "or any label, each a different tree (as arborenum and PRAXIS by default).",
+            choices=("majority", "any"),
+            group="search",
+        ),
+        Param(
+            "integer_gamma",
+            "bool",
+            False,
+            "Score trees as arborenum and PRAXIS do: mistakes + γ per leaf with the integer γ = round(λ·n), and θ "
+            "rounded to the nearest integer. Off: λ is exact and θ is not rounded.",
+            label="integer γ",
             group="search",
         ),
     )

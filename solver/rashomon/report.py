@@ -16,7 +16,7 @@ import numpy as np
 
 from solver import predicates
 from solver.models import LEAF, Tree
-from solver.rashomon.sets import Filter, OutOfTime, TreeSet, shape, tree_text
+from solver.rashomon.sets import Filter, OutOfTime, TreeSet, is_leaf, shape, tree_text
 
 TOP_TREES = 20
 RELIANCE_EXACT = 2000
@@ -33,12 +33,12 @@ def to_tree(s, tree, problem):
     def add(t):
         i = len(feature)
         v = t[0]
-        feature.append(LEAF if len(t) == 1 else t[1])
+        feature.append(LEAF if is_leaf(t) else t[1])
         left.append(LEAF)
         right.append(LEAF)
-        prediction.append(s.label[v])
+        prediction.append(s.leaf_label(t) if is_leaf(t) else s.label[v])
         counts.append(list(s.counts[v]))
-        if len(t) > 1:
+        if not is_leaf(t):
             left[i] = add(t[2])
             right[i] = add(t[3])
         return i
@@ -55,17 +55,40 @@ def to_tree(s, tree, problem):
     )
 
 
-def tree_predict(s, tree, X):
-    """Return the labels a nested-tuple tree of ``s`` predicts on the binary rows ``X``."""
+MEMO_CELLS = 8_000_000  # predictions (rows × subtrees, int16) one ``tree_predict`` memo keeps at most: 16 MB
+
+
+def tree_predict(s, tree, X, memo=None, tag=None):
+    """Return the labels a nested-tuple tree of ``s`` predicts on the binary rows ``X``.
+
+    ``memo``: a dict kept across calls on the same ``X`` for one ``tag`` (and on one listing, which shares its
+    subtrees: ``TreeSet.trees``): each distinct subtree's predictions on every row are computed once, by ``id``.
+    """
+    if memo is not None:
+        return _predict_shared(s, tree, X, memo, tag)
     out = np.empty(len(X), dtype=np.int64)
     stack = [(tree, np.arange(len(X)))]
     while stack:
         t, idx = stack.pop()
-        if len(t) == 1:
-            out[idx] = s.label[t[0]]
+        if is_leaf(t):
+            out[idx] = s.leaf_label(t)
             continue
         go = X[idx, t[1]] == 1
         stack += [(t[2], idx[~go]), (t[3], idx[go])]
+    return out
+
+
+def _predict_shared(s, t, X, memo, tag):
+    hit = memo.get((tag, id(t)))
+    if hit is not None:
+        return hit[1]
+    if is_leaf(t):
+        out = np.full(len(X), s.leaf_label(t), dtype=np.int16)
+    else:
+        one, zero = _predict_shared(s, t[3], X, memo, tag), _predict_shared(s, t[2], X, memo, tag)
+        out = np.where(X[:, t[1]] == 1, one, zero)
+    if len(memo) * max(len(X), 1) < MEMO_CELLS:
+        memo[(tag, id(t))] = (t, out)  # the tree is kept with its predictions, so its id is not reused meanwhile
     return out
 
 
@@ -79,7 +102,7 @@ def row_costs(rows, n):
     return cost
 
 
-def reliance(s, trees, X, y, cost, scale, deadline=None):
+def reliance(s, trees, X, y, cost, scale, deadline=None, memo=None):
     """Return ``{feature: (min, max)}`` of model reliance over ``trees``.
 
     Reliance of a tree on feature j (Fisher, Rudin, Dominici 2019, the difference form): its loss when
@@ -98,13 +121,13 @@ def reliance(s, trees, X, y, cost, scale, deadline=None):
     for t in trees:
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime
-        base = float((weight * (tree_predict(s, t, Xg) != yg)).sum()) / scale
+        base = float((weight * (tree_predict(s, t, Xg, memo) != yg)).sum()) / scale
         for j in sorted(_features(t)):
             losses = []
             for v in (0, 1):
                 Xv = Xg.copy()
                 Xv[:, j] = v
-                losses.append(weight * (tree_predict(s, t, Xv) != yg))
+                losses.append(weight * (tree_predict(s, t, Xv, memo, (j, v)) != yg))
             others1 = ones[j] - Xg[:, j]  # rows k ≠ i with x_kj = 1
             others0 = (n - 1) - others1
             switched = float((others0 * losses[0] + others1 * losses[1]).sum()) / ((n - 1) * scale)
@@ -114,18 +137,18 @@ def reliance(s, trees, X, y, cost, scale, deadline=None):
 
 
 def _features(t):
-    return set() if len(t) == 1 else {t[1]} | _features(t[2]) | _features(t[3])
+    return set() if is_leaf(t) else {t[1]} | _features(t[2]) | _features(t[3])
 
 
-def votes(s, X, flt=None):
-    """Return, for every binary row of ``X``, the number of trees of the set that predict 1 on it."""
+def votes(s, X, flt=None, label=1):
+    """Return, for every binary row of ``X``, the number of trees of the set that predict ``label`` on it."""
     flt = flt or Filter()
     unique, inverse = np.unique(np.asarray(X, dtype=np.uint8), axis=0, return_inverse=True)
-    per_row = [s.votes(row, flt) for row in unique]
+    per_row = [s.votes(row, flt, label) for row in unique]
     return [per_row[i] for i in np.ravel(inverse)]
 
 
-def summarize(s, problem, rows, config, optimum, theta, deadline=None):
+def summarize(s, problem, rows, config, optimum, theta, deadline=None, gosdt_proved=False):
     """Return ``Result.extras`` of a Rashomon run (see docs/algorithms/rashomon.md).
 
     The count, the bounds and the histogram are read from the graph the search built. Each other
@@ -141,13 +164,13 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
         "theta_exact": None if theta is None else str(Fraction(theta, whole)),
     }
     if s is None:
-        out.update(
-            count=0,
-            count_text="0",
-            proved_bound=None,
-            open=None,
-            note="GOSDT's optimum was not proved within the limits, so no part of the set is proved.",
+        note = (
+            "GOSDT proved the optimum, but the set's graph was not built even for the trees at the optimum "
+            "within the limits, so no part of the set is proved."
+            if gosdt_proved
+            else "GOSDT's optimum was not proved within the limits, so no part of the set is proved."
         )
+        out.update(count=0, count_text="0", proved_bound=None, open=None, note=note, skipped=[])
         return out
     total = s.count()
     proved = s.objective(s.theta)
@@ -209,7 +232,8 @@ def summarize(s, problem, rows, config, optimum, theta, deadline=None):
         ]
         out["reliance"] = part("Model reliance over the set", lambda: _reliance(s, rows, X, y, names, deadline, listed))
         distinct = len(np.unique(X, axis=0)) if len(X) else 0
-        if total and distinct * len(s.counts) <= VOTE_WORK_LIMIT:
+        # Votes are shares of trees predicting the positive class: two classes only (more: per class, not yet).
+        if total and rows.n_classes == 2 and distinct * len(s.counts) <= VOTE_WORK_LIMIT:
             v = part(
                 "The set's votes on the training rows",
                 lambda: votes(s, X) if listed is None else listed_votes(s, listed, X, deadline),
@@ -238,7 +262,7 @@ def _top(s, problem, keys):
     top = []
     for rank, (k, t) in enumerate(s.trees(limit=TOP_TREES)):
         leaves, depth = shape(t)
-        m = sum(s.leaf_m[v] for v in _leaves(t))
+        m = s.mistakes(t)
         top.append(
             {
                 "rank": rank,
@@ -267,10 +291,11 @@ def listed_votes(s, trees, X, deadline=None):
     """Return, for every row of ``X``, the number of ``trees`` predicting 1 on it (the set's votes when listed)."""
     unique, inverse = np.unique(np.asarray(X, dtype=np.uint8), axis=0, return_inverse=True)
     out = np.zeros(len(unique), dtype=np.int64)
+    memo = {}
     for t in trees:
         if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime
-        out += tree_predict(s, t, unique)
+        out += tree_predict(s, t, unique, memo)
     return [int(out[i]) for i in np.ravel(inverse)]
 
 
@@ -281,16 +306,13 @@ def _reliance(s, rows, X, y, names, deadline, listed=None):
         trees = listed if listed is not None else [t for _, t in s.trees()]
     else:
         trees = s.sample(RELIANCE_SAMPLE, seed=0)
-    mr = reliance(s, trees, X, y, row_costs(rows, len(y)), rows.keys.scale, deadline) if total else {}
+    memo = {} if exact_mr else None  # a listing shares its subtrees; uniform samples share few
+    mr = reliance(s, trees, X, y, row_costs(rows, len(y)), rows.keys.scale, deadline, memo) if total else {}
     return {
         "exact": exact_mr,
         "trees": len(trees),
         "features": [{"feature": j, "name": names[j], "min": lo, "max": hi} for j, (lo, hi) in sorted(mr.items())],
     }
-
-
-def _leaves(t):
-    return [t[0]] if len(t) == 1 else _leaves(t[2]) + _leaves(t[3])
 
 
 def export(s, features, X=None):
@@ -328,7 +350,7 @@ def test_votes(extras, problem, table, roles, deadline=None, s=None):
     """
     from solver.data.evaluation import problem_like
 
-    if not extras.get("count") or (s is None and not extras.get("graph")):
+    if not extras.get("count") or (s is None and not extras.get("graph")) or problem.n_classes > 2:
         return None
     s = load(extras["graph"]) if s is None else s
     test = problem_like(problem, table, roles)

@@ -17,7 +17,7 @@ from solver.api import ProblemError
 from solver.models import LEAF
 from solver.rashomon import report
 from solver.rashomon.graph import Builder, UNLIMITED
-from solver.rashomon.objective import exact, make_rows
+from solver.rashomon.objective import exact, make_rows, round_half_up
 from solver.rashomon.params import SOUND_BOUNDS
 from solver.rashomon.sets import TreeSet
 
@@ -32,12 +32,21 @@ def make_search(problem, config):
     from solver.background import DeferredSearch
     from solver.gosdt.dpb.search import leaf_start
 
-    if problem.n_classes > 2:
-        raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
+    check_classes(problem, config)
     leaf, upper = leaf_start(problem, gosdt_config(config))
     return DeferredSearch(
         lambda: RashomonSearch(problem, config), leaf, upper, initial_budget=RashomonSearch.initial_budget
     )
+
+
+def check_classes(problem, config):
+    """Raise ``ProblemError`` for more than two classes with an objective that has no multi-class form."""
+    if problem.n_classes > 2 and config["objective"] != "accuracy":
+        name = config["objective"].replace("_", " ")
+        raise ProblemError(
+            f"Rashomon sets with {name} handle two classes; the label has {problem.n_classes}. "
+            "Use accuracy, which has a multi-class form."
+        )
 
 
 def warmup():
@@ -46,12 +55,18 @@ def warmup():
     warm_gosdt()
 
 
-def gosdt_config(config):
-    """Return GOSDT's parameters for the optimum of the same objective, λ and depth (its unsound switches too)."""
+def gosdt_config(config, keys=None):
+    """Return GOSDT's parameters for the optimum of the same objective, λ and depth (its unsound switches too).
+
+    With integer γ (``keys.integer``) GOSDT's λ is γ/D, the λ that integer γ stands for.
+    """
     from solver.gosdt.params import ALGORITHM
 
     keep = ("objective", "regularization", "max_depth", "cost_weight") + SOUND_BOUNDS
-    return ALGORITHM.clean({k: config[k] for k in keep})
+    params = {k: config[k] for k in keep}
+    if keys is not None and keys.integer:
+        params["regularization"] = keys.lam / keys.scale
+    return ALGORITHM.clean(params)
 
 
 def tree_key(rows, tree):
@@ -76,13 +91,12 @@ class RashomonSearch:
     finished_status = "optimal"
 
     def __init__(self, problem, config):
-        if problem.n_classes > 2:
-            raise ProblemError(f"Rashomon sets handle two classes; the label has {problem.n_classes}.")
+        check_classes(problem, config)
         from solver.gosdt.search import make_search as gosdt_search
 
         self.problem, self.config = problem, config
         self.rows = make_rows(problem, config)
-        self.gosdt = gosdt_search(problem, gosdt_config(config))
+        self.gosdt = gosdt_search(problem, gosdt_config(config, self.rows.keys))
         self.builder = Builder(
             self.rows,
             config["max_depth"],
@@ -91,6 +105,7 @@ class RashomonSearch:
             hierarchical=config["use_hierarchical_bound"],
             permutation=config["use_leaf_permutation_bound"],
             trivial=config["ignore_trivial_extensions"],
+            any_label=config["leaf_labels"] == "any",
         )
         depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
         self.root_key = (self.rows.all, depth, ())
@@ -142,8 +157,18 @@ class RashomonSearch:
         return m, h
 
     def _theta(self):
-        """Return θ as a key: an absolute bound, the optimum + δ, or (1 + ε) × the optimum (spec §1.3)."""
+        """Return θ as a key: an absolute bound, the optimum + δ, or (1 + ε) × the optimum (spec §1.3).
+
+        With integer γ the key is arborenum's integer objective and θ is rounded to the nearest key as it
+        rounds it: ``llround(optimum · (1.0 + ε))`` and ``llround(optimum + δ·D)`` in doubles.
+        """
         keys, c = self.rows.keys, self.config
+        if keys.integer:
+            if c["objective_bound"] is not None:
+                return keys.from_objective(exact(c["objective_bound"]))
+            if c["additive_epsilon"] is not None:
+                return round_half_up(float(self.optimum) + float(c["additive_epsilon"]) * keys.scale)
+            return round_half_up(float(self.optimum) * (1.0 + float(c["epsilon"])))
         best = Fraction(self.optimum, keys.scale * keys.q)
         if c["objective_bound"] is not None:
             return keys.from_objective(exact(c["objective_bound"]))
@@ -167,6 +192,7 @@ class RashomonSearch:
                 bound,
                 self.builder.trivial,
                 cells=g.cells,
+                alt=g.alt,
             )
         return self._set
 
@@ -193,7 +219,14 @@ class RashomonSearch:
             return {**self._summary, "gosdt_optimum": self.gosdt_optimum()}
         deadline = self.post_deadline if self.stopped else time.perf_counter() + SNAPSHOT_SECONDS
         summary = report.summarize(
-            self.tree_set(), self.problem, self.rows, self.config, self.optimum, self.theta, deadline=deadline
+            self.tree_set(),
+            self.problem,
+            self.rows,
+            self.config,
+            self.optimum,
+            self.theta,
+            deadline=deadline,
+            gosdt_proved=self.phase != "optimum",
         )
         summary["gosdt_optimum"] = self.gosdt_optimum()
         if not summary.get("skipped"):
@@ -233,8 +266,9 @@ class VertexCounts:
 
         y = np.asarray(problem.y)
         weights = np.asarray(problem.weights, dtype=np.float64)
+        self.k = max(problem.n_classes, int(y.max()) + 1 if len(y) else 2)
         self.groups = []
-        for c in (0, 1):
+        for c in range(self.k):
             for w in np.unique(weights[y == c]):
                 self.groups.append((c, float(w), bits_of((y == c) & (weights == w))))
         self.y, self.weights = y, weights
@@ -246,16 +280,11 @@ class VertexCounts:
             for support in graph.support[len(self.out) :]:
                 bits = np.frombuffer(support.to_bytes((n + 7) // 8 or 1, "little"), dtype=np.uint8)
                 member = np.unpackbits(bits, bitorder="little")[:n].astype(bool)
-                self.out.append(
-                    (
-                        float(self.weights[member & (self.y == 0)].sum()),
-                        float(self.weights[member & (self.y == 1)].sum()),
-                    )
-                )
+                self.out.append(tuple(float(self.weights[member & (self.y == c)].sum()) for c in range(self.k)))
             return self.out
         for support in graph.support[len(self.out) :]:
-            w = [0.0, 0.0]
+            w = [0.0] * self.k
             for c, weight, rows in self.groups:
                 w[c] += weight * (support & rows).bit_count()
-            self.out.append((w[0], w[1]))
+            self.out.append(tuple(w))
         return self.out

@@ -24,7 +24,7 @@ from itertools import combinations
 
 import numpy as np
 
-from solver.rashomon.graph import combine
+from solver.rashomon.graph import combine, leaf_pairs
 from solver.rashomon.objective import Keys
 
 
@@ -55,6 +55,7 @@ def _within(x, bounds):
 NO_FILTER = Filter()
 
 TICK = 256  # vertices computed between two looks at the clock
+LIST_CELL = 200_000  # a root cell with at most this many trees is listed whole (``TreeSet._all``), not rank by rank
 
 
 class OutOfTime(Exception):
@@ -74,6 +75,9 @@ class TreeSet:
         The root vertex, or -1 for an empty set.
     theta : int
         The key bound of the set (every tree has key ≤ theta).
+    alt : list of tuple of int, optional
+        ``leaf_labels="any"``: every vertex's leaf mistakes per label (each label's leaf is a tree); None
+        when leaves predict their majority label.
     cells : list, optional
         Every vertex's unfiltered cells as the search built them (``Graph.cells``), so counting the
         whole set, ranking and sampling read them instead of recomputing them.
@@ -81,8 +85,8 @@ class TreeSet:
         A ``time.perf_counter()`` value: a dynamic program still running then raises ``OutOfTime``.
     """
 
-    def __init__(self, keys, leaf_m, label, budget, options, counts, root, theta, trivial=True, cells=None):
-        self.keys = keys
+    def __init__(self, keys, leaf_m, label, budget, options, counts, root, theta, trivial=True, cells=None, alt=None):
+        self.keys, self.alt = keys, alt
         self.leaf_m, self.label, self.budget, self.options, self.counts = leaf_m, label, budget, options, counts
         self.root, self.theta, self.trivial = root, theta, trivial
         self._hists = {}
@@ -110,8 +114,8 @@ class TreeSet:
             return hit
         self._tick()
         out = {}
-        if self.keys.key(self.leaf_m[v], 1) <= self.budget[v]:
-            out[(self.leaf_m[v], 1)] = 1
+        for _, m in self.leaves(v):
+            out[(m, 1)] = out.get((m, 1), 0) + 1
         if depth is None or depth > 0:
             below = None if depth is None else depth - 1
             for j, c0, c1 in self.options[v]:
@@ -119,12 +123,33 @@ class TreeSet:
                     continue
                 cells0 = self.hist(c0, flt, below, cache)[0]
                 cells1 = self.hist(c1, flt, below, cache)[0]
-                skip = self.trivial and self.label[c0] == self.label[c1]
-                for cell, n in combine(cells0, cells1, self.budget[v], skip).items():
+                for cell, n in combine(cells0, cells1, self.budget[v], self._pairs(c0, c1)).items():
                     out[cell] = out.get(cell, 0) + n
         cells = sorted((self.keys.key(m, h), m, h, n) for (m, h), n in out.items() if n)
         cache[state] = hit = (cells, {(m, h): n for _, m, h, n in cells})
         return hit
+
+    def leaves(self, v):
+        """Return ``[(label, mistakes)]`` of the leaves of vertex ``v`` within its budget (its trees with one leaf)."""
+        options = [(self.label[v], self.leaf_m[v])] if self.alt is None else list(enumerate(self.alt[v]))
+        return [(c, m) for c, m in options if self.keys.key(m, 1) <= self.budget[v]]
+
+    def _pairs(self, c0, c1):
+        return leaf_pairs(self.keys, self.trivial, self.label, self.alt, c0, c1)
+
+    def leaf_of(self, v, label):
+        """Return the nested-tuple leaf of vertex ``v`` predicting ``label``: ``(v,)`` for its majority label."""
+        return (v,) if label == self.label[v] else (v, label)
+
+    def leaf_label(self, t):
+        return self.label[t[0]] if len(t) == 1 else t[1]
+
+    def leaf_mistakes(self, t):
+        return self.leaf_m[t[0]] if len(t) == 1 else self.alt[t[0]][t[1]]
+
+    def mistakes(self, tree):
+        """Return the (integer) mistakes of a nested-tuple tree."""
+        return sum(self.leaf_mistakes(t) for t in leaf_nodes(tree))
 
     def _cache(self, flt):
         key = (flt.exclude, flt.max_depth)
@@ -166,17 +191,28 @@ class TreeSet:
         """
         m, h = cell
         if h == 1:
-            return (v,)
+            for label, mc in self.leaves(v):
+                if mc == m:
+                    if r == 0:
+                        return self.leaf_of(v, label)
+                    r -= 1
+            raise IndexError("rank out of range")
         below = None if depth is None else depth - 1
         for j, c0, c1 in self.options[v]:
             if j in flt.exclude:
                 continue
             cells0 = self.hist(c0, flt, below)[0]
             table1 = self.hist(c1, flt, below)[1]
-            skip = self.trivial and self.label[c0] == self.label[c1]
+            pairs = self._pairs(c0, c1)
+            if pairs and h == 2:
+                for _, mm, a, b in pairs:
+                    if mm == m:
+                        if r == 0:
+                            return (v, j, self.leaf_of(c0, a), self.leaf_of(c1, b))
+                        r -= 1
             for _, m0, h0, n0 in cells0:
                 n1 = table1.get((m - m0, h - h0))
-                if not n1 or (skip and h0 == 1 and h - h0 == 1):
+                if not n1 or (pairs is not None and h0 == 1 and h - h0 == 1):
                     continue
                 n = n0 * n1
                 if r < n:
@@ -211,22 +247,58 @@ class TreeSet:
     def trees(self, flt=NO_FILTER, limit=None):
         """Yield (key, tree) in non-decreasing objective, at most ``limit`` of them (the k best)."""
         base = Filter(exclude=flt.exclude, max_depth=flt.max_depth, leaves=flt.leaves, mistakes=flt.mistakes)
-        given = 0
+        given, memo = 0, {}
         for k, m, h, n in self.cells(base):
-            for r in range(n):
+            if n <= LIST_CELL and (limit is None or limit - given >= n):  # a whole cell: built once, in rank order
+                cell = iter(self._all(self.root, (m, h), base, base.max_depth, memo))
+            else:
+                cell = (self.unrank(self.root, (m, h), r, base, base.max_depth) for r in range(n))
+            for tree in cell:
                 if limit is not None and given >= limit:
                     return
-                tree = self.unrank(self.root, (m, h), r, base, base.max_depth)
                 if flt.include and not flt.include <= features_of(tree):
                     continue
                 given += 1
                 yield k, tree
 
+    def _all(self, v, cell, flt, depth, memo):
+        """Return every subtree of ``v`` in ``cell`` in ``unrank``'s order (rank 0 first), sharing sub-lists in ``memo``.
+
+        A subtree's list is never longer than the root cell it serves (each one pairs with at least one
+        sibling), so a cell of at most ``LIST_CELL`` trees costs at most that much per vertex and cell.
+        """
+        key = (v, cell, depth)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        self._tick()
+        m, h = cell
+        if h == 1:
+            out = [self.leaf_of(v, label) for label, mc in self.leaves(v) if mc == m]
+        else:
+            out = []
+            below = None if depth is None else depth - 1
+            for j, c0, c1 in self.options[v]:
+                if j in flt.exclude:
+                    continue
+                cells0, table1 = self.hist(c0, flt, below)[0], self.hist(c1, flt, below)[1]
+                pairs = self._pairs(c0, c1)
+                if pairs and h == 2:
+                    out += [(v, j, self.leaf_of(c0, a), self.leaf_of(c1, b)) for _, mm, a, b in pairs if mm == m]
+                for _, m0, h0, _ in cells0:
+                    rest = (m - m0, h - h0)
+                    if not table1.get(rest) or (pairs is not None and h0 == 1 and rest[1] == 1):
+                        continue
+                    rights = self._all(c1, rest, flt, below, memo)
+                    out += [(v, j, a, b) for a in self._all(c0, (m0, h0), flt, below, memo) for b in rights]
+        memo[key] = out
+        return out
+
     def passes(self, tree, flt):
         """Return whether one listed tree (nested tuples, as ``trees`` yields) is kept by ``flt``."""
         used = features_of(tree)
         leaves, depth = shape(tree)
-        mistakes = sum(self.leaf_m[v] for v in _tree_leaves(tree))
+        mistakes = self.mistakes(tree)
         return (
             not (used & flt.exclude)
             and flt.include <= used
@@ -277,8 +349,8 @@ class TreeSet:
             if j not in flt.exclude
         }
 
-    def votes(self, x, flt=NO_FILTER):
-        """Return the number of trees ``flt`` keeps that predict 1 on the binary row ``x`` (spec §4.1)."""
+    def votes(self, x, flt=NO_FILTER, label=1):
+        """Return the number of trees ``flt`` keeps that predict ``label`` on the binary row ``x`` (spec §4.1)."""
         if flt.include:
             total_ones = 0
             include = sorted(flt.include)
@@ -290,34 +362,37 @@ class TreeSet:
                         leaves=flt.leaves,
                         mistakes=flt.mistakes,
                     )
-                    total_ones += (-1) ** size * self.votes(x, sub)
+                    total_ones += (-1) ** size * self.votes(x, sub, label)
             return total_ones
         if self.root < 0:
             return 0
         memo = {}
-        cells = self._ones(self.root, x, flt, flt.max_depth, memo)[0]
+        cells = self._ones(self.root, x, flt, flt.max_depth, memo, label)[0]
         return sum(n for k, m, h, n in cells if k <= self.theta and flt.cell_ok(m, h))
 
-    def _ones(self, v, x, flt, depth, memo):
+    def _ones(self, v, x, flt, depth, memo, target=1):
         state = (v, depth)
         hit = memo.get(state)
         if hit is not None:
             return hit
         self._tick()
         out = {}
-        if self.label[v] == 1 and self.keys.key(self.leaf_m[v], 1) <= self.budget[v]:
-            out[(self.leaf_m[v], 1)] = 1
+        for label, m in self.leaves(v):
+            if label == target:
+                out[(m, 1)] = 1
         if depth is None or depth > 0:
             below = None if depth is None else depth - 1
             for j, c0, c1 in self.options[v]:
                 if j in flt.exclude:
                     continue
+                pairs = self._pairs(c0, c1)
                 if x[j]:
-                    cells0, cells1 = self.hist(c0, flt, below)[0], self._ones(c1, x, flt, below, memo)[0]
+                    cells0, cells1 = self.hist(c0, flt, below)[0], self._ones(c1, x, flt, below, memo, target)[0]
+                    pairs = pairs if not pairs else [p for p in pairs if p[3] == target]
                 else:
-                    cells0, cells1 = self._ones(c0, x, flt, below, memo)[0], self.hist(c1, flt, below)[0]
-                skip = self.trivial and self.label[c0] == self.label[c1]
-                for cell, n in combine(cells0, cells1, self.budget[v], skip).items():
+                    cells0, cells1 = self._ones(c0, x, flt, below, memo, target)[0], self.hist(c1, flt, below)[0]
+                    pairs = pairs if not pairs else [p for p in pairs if p[2] == target]
+                for cell, n in combine(cells0, cells1, self.budget[v], pairs).items():
                     out[cell] = out.get(cell, 0) + n
         cells = sorted((self.keys.key(m, h), m, h, n) for (m, h), n in out.items() if n)
         memo[state] = hit = (cells,)
@@ -339,6 +414,7 @@ class TreeSet:
             "budget": self.budget,
             "options": [[list(o) for o in opts] for opts in self.options],
             "counts": [list(c) for c in self.counts],
+            "alt": None if self.alt is None else [list(a) for a in self.alt],
         }
 
     def to_packed(self):
@@ -348,7 +424,8 @@ class TreeSet:
         common denominator). ``from_dict`` reads both.
         """
         n = len(self.leaf_m)
-        if max(self.budget, default=0) >= 2**62 or max(self.leaf_m, default=0) >= 2**62:
+        big = max(self.budget, default=0) >= 2**62 or max(self.leaf_m, default=0) >= 2**62
+        if big or (self.alt is not None and max((max(a) for a in self.alt), default=0) >= 2**62):
             return self.to_dict()
         start = np.zeros(n + 1, dtype=np.int64)
         flat = []
@@ -366,7 +443,8 @@ class TreeSet:
             budget=np.asarray(self.budget, dtype=np.int64),
             start=start,
             options=opts,
-            counts=np.asarray(self.counts, dtype=np.float64).reshape(n, 2),
+            counts=np.asarray(self.counts, dtype=np.float64).reshape(n, -1),
+            **({} if self.alt is None else {"alt": np.asarray(self.alt, dtype=np.int64).reshape(n, -1)}),
         )
         return {
             "format": "npz-zlib-base64",
@@ -396,6 +474,7 @@ class TreeSet:
                 int(d["root"]),
                 int(d["theta"]),
                 bool(d.get("trivial", True)),
+                alt=[tuple(x) for x in a["alt"].tolist()] if "alt" in a.files else None,
             )
         return cls(
             Keys(q=int(d["q"]), lam=int(d["lam"]), scale=int(d["scale"])),
@@ -407,30 +486,37 @@ class TreeSet:
             int(d["root"]),
             int(d["theta"]),
             bool(d.get("trivial", True)),
+            alt=None if d.get("alt") is None else [tuple(x) for x in d["alt"]],
         )
+
+
+def is_leaf(tree):
+    """Whether a nested-tuple tree is a leaf: ``(v,)`` (the majority label of vertex v) or ``(v, label)``."""
+    return len(tree) < 4
 
 
 def features_of(tree):
     """Return the set of features a nested-tuple tree splits on."""
-    if len(tree) == 1:
+    if is_leaf(tree):
         return frozenset()
     return frozenset({tree[1]}) | features_of(tree[2]) | features_of(tree[3])
 
 
-def _tree_leaves(tree):
-    return [tree[0]] if len(tree) == 1 else _tree_leaves(tree[2]) + _tree_leaves(tree[3])
+def leaf_nodes(tree):
+    """Return the leaves (nested tuples) of a tree, left to right."""
+    return [tree] if is_leaf(tree) else leaf_nodes(tree[2]) + leaf_nodes(tree[3])
 
 
 def tree_text(tree, label):
-    """Return ``xj?(A|B)`` notation (spec §7) with 1-based features; ``label[v]`` is each leaf's prediction."""
-    if len(tree) == 1:
-        return str(label[tree[0]])
+    """Return ``xj?(A|B)`` notation (spec §7) with 1-based features; ``label[v]`` is each majority leaf's prediction."""
+    if is_leaf(tree):
+        return str(label[tree[0]] if len(tree) == 1 else tree[1])
     return f"x{tree[1] + 1}?({tree_text(tree[2], label)}|{tree_text(tree[3], label)})"
 
 
 def shape(tree):
     """Return (leaves, depth) of a nested-tuple tree."""
-    if len(tree) == 1:
+    if is_leaf(tree):
         return 1, 0
     l0, d0 = shape(tree[2])
     l1, d1 = shape(tree[3])

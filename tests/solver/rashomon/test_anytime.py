@@ -80,3 +80,18 @@ def test_the_centre_reported_is_gosdts_incumbent_now_not_when_the_report_was_fir
         search.step(64)
     assert search.gosdt.upper_bound < first  # GOSDT found better trees since the first report
     assert search.extras()["gosdt_optimum"]["objective"] == search.gosdt.upper_bound
+
+
+# Check that a set stopped after GOSDT's proof, before its first stage, says so: its note agrees with gosdt_optimum.
+def test_a_set_stopped_after_gosdts_proof_does_not_say_the_optimum_is_unproved():
+    from solver.rashomon.params import ALGORITHM
+    from solver.rashomon.search import RashomonSearch
+
+    X = [[0, 0], [0, 1], [1, 0], [1, 1], [1, 1], [0, 0]]
+    search = RashomonSearch(problem(X, [0, 0, 1, 1, 0, 1]), ALGORITHM.clean({"regularization": 0.05}))
+    while search.phase == "optimum":
+        search.step(10_000)
+    extras = search.extras()  # the set's graph is requested but not one step of it is built yet
+    assert extras["count"] == 0 and extras["proved_bound"] is None
+    assert extras["gosdt_optimum"]["proved"] is True
+    assert "not proved" not in extras["note"].split(",")[0] and "GOSDT proved the optimum" in extras["note"]
