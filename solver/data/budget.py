@@ -4,7 +4,7 @@ The searches that read one 0/1 column per threshold (CORELS, OSDT, OSST, Rashomo
 few thresholds) hold ``rows × features`` bytes, and their own bitsets and caches beside it. On a table of
 337,000 rows with a few thousand exact thresholds that is gigabytes before the search starts. So under the
 ``exact`` binarization, when the matrix would take more than a share of the run's memory limit
-(``MATRIX_SHARE``: a sixteenth; of ``DEFAULT_MEMORY`` when the run has none), each numeric column keeps at most ``k``
+(``MATRIX_SHARE``: a thirty-second; of ``DEFAULT_MEMORY`` when the run has none), each numeric column keeps at most ``k``
 of its exact cuts, the ones at the ``i / (k + 1)`` quantiles of its rows, with ``k`` the largest that fits.
 The result says so: the problem's binarization report is no longer exact (``thinned`` holds the counts), its
 notes carry a sentence, and the model is optimal among models on the kept thresholds. A larger memory limit
@@ -19,7 +19,7 @@ import numpy as np
 from solver.data.featurelist import FeatureList
 from solver.data.ordered import OrderedColumns
 
-MATRIX_SHARE = 16  # the 0/1 matrix may take 1/16 of the run's memory limit
+MATRIX_SHARE = 32  # the 0/1 matrix may take 1/32 of the run's memory limit: the search holds it about twice
 DEFAULT_MEMORY = 4 << 30  # the web form's default limit, for runs with none
 
 
