@@ -25,10 +25,10 @@ UNITS = {
     "cart": "solver.cart.search:warmup",
     "osst": "solver.osst.search:warmup",
     "corels": "solver.compiling:warm_corels",
-    "ordered": "solver.ordered.search:warmup",
+    "ordered": "solver.compiling:warm_ordered",
     "gosdt-dpb": "solver.gosdt.dpb.search:warmup",
     "gosdt-rank": "solver.gosdt.rank.search:warmup",
-    "osdt": "solver.osdt.search:warmup",
+    "osdt": "solver.compiling:warm_osdt",
     "streed": "solver.streed.search:warmup_scalar",
     "streed-f1": "solver.streed.search:warmup_f1",
 }
@@ -54,6 +54,50 @@ def warm_corels():
 
     warmup()
     bitset.count(np.zeros(1, np.uint64))
+
+
+def warm_ordered():
+    """The ordered search's kernels, the root bound a run reads once it lasts, and the rehash of its cache."""
+    import numpy as np
+
+    from solver.ordered import cache, kernel
+    from solver.ordered.engine import Engine
+    from solver.ordered.search import warmup
+
+    warmup()
+    # The engine reads the root's bound only after a while (engine.LOWER_BOUND_AFTER): the tiny warm-up may not.
+    rng = np.random.default_rng(0)
+    engine = Engine(rng.integers(0, 9, size=(2, 40)), rng.random((40, 2)), 3)
+    engine.step(1)
+    kernel.root_lower_bound(engine.params, engine.state, engine.inputs.rank.shape[0])
+    old = (
+        np.zeros(0, np.uint64),
+        np.zeros(0, np.uint64),
+        np.zeros((0, 4), np.int32),
+        np.zeros(0),
+        np.zeros(0, np.uint8),
+    )
+    cache.rehash(*old, *(a.copy() for a in old))
+
+
+def warm_osdt():
+    """OSDT's search kernels, and the rebuilt tables of its leaf and tree stores when a long run grows them."""
+    from solver.osdt import leaves, trees
+    from solver.osdt.search import warmup
+
+    warmup()
+    leaves.grow_leaves(leaves.make_leaves(4, 1, 8), 0, 8, 16)
+    trees.grow_trees(trees.make_trees(4, 4, 8), 0, 0, 8, 8, 16)
+
+
+# Kernels that no run calls: one-call forms of what the searches do in pieces, which the tests compare them with.
+OUTSIDE_RUNS = {
+    "solver.bitset.count_and",
+    "solver.bitset.weighted_sum",
+    "solver.streed.depth_two.solve",
+    "solver.streed.depth_two.solve_fewest_first",
+    "solver.streed.f1_fronts.solve_f1",
+}
 
 
 def units_for(algorithm, config=None):

@@ -109,7 +109,9 @@ def run_fresh(script, *args):
 
 def test_every_kernel_belongs_to_a_warm_unit():
     out = run_fresh(COVERAGE)
-    missing = sorted(set(out["kernels"]) - set(out["covered"]))
+    from solver import compiling
+
+    missing = sorted(set(out["kernels"]) - set(out["covered"]) - compiling.OUTSIDE_RUNS)
     assert not missing, f"kernels that no warm unit compiles (a run would compile them): {missing}"
 
 
