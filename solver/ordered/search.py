@@ -12,7 +12,7 @@ import numpy as np
 
 from solver.background import Background
 from solver.models import LEAF, Tree
-from solver.ordered import policy
+from solver.ordered import anytime, policy
 from solver.ordered.anytime import Helpers, equivalent_points_bound, seed_tree
 from solver.ordered.engine import Engine
 
@@ -134,20 +134,21 @@ class OrderedSearch:
         e = self.engine
         depth = e.depth
         self.helpers = Helpers(e.inputs.rank, e.inputs.order, self.cost, depth, e.nodes_budget, self.cc, self.options)
-        self._floor = Background(equivalent_points_bound, e.inputs.rank, self.cost)
         nodes = min(e.nodes_budget, 1 << 20)
         grown = None if depth > 64 else depth
-        self._seed = Background(
-            seed_tree,
-            e.inputs.rank,
-            self.cost,
-            self.groups,
-            self.weights,
-            grown,
-            nodes,
-            self.cc,
-            self.options.get("min_leaf", 1),
-        )
+        args = (e.inputs.rank, self.cost, self.groups, self.weights, grown, nodes, self.cc)
+        args += (self.options.get("min_leaf", 1),)
+        F, N = e.inputs.rank.shape
+        if F * N <= anytime.HELPER_CELLS:
+            # A small table: CART's fit takes well under a second here, but in a thread it gets the interpreter
+            # only between the kernel's steps (eeg at depth 5: its tree arrived after more than 10 s).
+            self.floor = max(self.floor, equivalent_points_bound(e.inputs.rank, self.cost))
+            found = seed_tree(*args)
+            if found is not None:
+                self._offer(found[0], found[1], "CART")
+        else:
+            self._floor = Background(equivalent_points_bound, e.inputs.rank, self.cost)
+            self._seed = Background(seed_tree, *args)
 
     def _take_seed(self):
         if self._floor is not None and self._floor.wait(0):
