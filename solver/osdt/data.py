@@ -15,6 +15,7 @@ import numpy as np
 
 from solver import bitset
 from solver.data.points import equivalent_points
+from solver.problem import check_matrix_fits
 
 
 class Data(NamedTuple):
@@ -119,6 +120,7 @@ def prepare(problem, feature_order="gini", with_omega=False):
         X = problem.X[:, order]
     else:
         ordered = problem.ordered
+        check_matrix_fits(ordered, problem.features)  # refused by name before it is built, as ``Problem.X`` does
         if feature_order == "gini":
             order = gini_order_of_ranks(ordered, problem.y, weights)
         else:

@@ -58,12 +58,20 @@ def test_it_refuses_allocations_past_the_hard_limit():
 
 
 # Check a search that needs a 0/1 matrix too large for the run is refused before it is built, naming the
-# columns with the most thresholds and what to change (30 GB here: 100,000 rows x 299,997 thresholds).
+# columns with the most thresholds and what to change (12 GB here: 100,000 rows x 120,001 chosen thresholds).
+# Under the exact binarization the same search keeps its matrix within its budget instead (solver/data/budget.py).
 def test_it_refuses_a_matrix_over_the_limit_by_name():
     rng = np.random.default_rng(1)
     columns = {"wide": rng.normal(size=100_000), "wider": rng.normal(size=100_000), "flag": rng.random(100_000) < 0.5}
     columns["flag"] = columns["flag"].astype(np.float64)
     columns["y"] = np.where(columns["wide"] > 0, "a", "b").astype(object)
-    problem = make_problem(Table(columns), Roles(label="y"))
-    with pytest.raises(ProblemError, match=r"'wide' \(99,999\).*quantile"):
+    problem = make_problem(Table(columns), Roles(label="y"), "quantile:60000")
+    with pytest.raises(ProblemError, match=r"'wide' \(60,000\).*quantile"):
         solve(problem, "osdt", {"regularization": 0.01}, Limits(time_limit=10, memory_limit=1024 * MB))
+    exact = make_problem(Table(columns), Roles(label="y"))
+    result = solve(
+        exact, "osdt", {"regularization": 0.01, "max_depth": 1}, Limits(time_limit=10, memory_limit=1024 * MB)
+    )
+    thinned = result.problem["binarization"]["thinned"]
+    assert thinned["exact_features"] == 2 * 99_999 + 1
+    assert result.problem["n_features"] * 100_000 <= thinned["budget_bytes"]
