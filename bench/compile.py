@@ -216,7 +216,13 @@ from corelsweb.datasets.samples import SAMPLES
 from corelsweb.runs.models import Run
 from corelsweb.runs.services import create_run
 t0, runs, out = {t0!r}, {{}}, {{}}
-while not (User.objects.filter(username="demo").exists() and Dataset.objects.filter(name=SAMPLES["veterans"].name).exists()):
+from django.db import OperationalError
+def ready():
+    try:  # the server may not have made its tables yet
+        return User.objects.filter(username="demo").exists() and Dataset.objects.filter(name=SAMPLES["veterans"].name).exists()
+    except OperationalError:
+        return False
+while not ready():
     time.sleep(0.5)
 out["bootstrapped"] = time.time() - t0
 user = User.objects.get(username="demo")
