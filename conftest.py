@@ -4,36 +4,9 @@ alice owns things, bob sees them only through a share link, charlie is a
 stranger who must get 404 everywhere.
 """
 
-import os
-from pathlib import Path
-
 import pytest
 
-
-def _find_shared():
-    # ../shared beside the project; a clone elsewhere (CI in a temporary directory) finds the
-    # workspace copy, or CORELSWEB_SHARED_DIR.
-    candidates = [
-        os.environ.get("CORELSWEB_SHARED_DIR"),
-        Path(__file__).resolve().parent.parent / "shared",
-        "/work/shared",
-    ]
-    for candidate in candidates:
-        if candidate and (Path(candidate) / "datasets").is_dir():
-            return Path(candidate)
-    return Path(__file__).resolve().parent.parent / "shared"
-
-
-SHARED = _find_shared()
-DATASETS = SHARED / "datasets"
-
-
-def shared_dataset(name):
-    """Return the path of a file in ../shared/datasets (tests and benchmarks only)."""
-    path = DATASETS / name
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: the tests need ../shared/datasets beside the project")
-    return path
+from bench.harness import DATASETS, SHARED, shared_dataset  # noqa: F401  (the one lookup of ../shared, re-exported)
 
 
 @pytest.fixture

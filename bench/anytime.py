@@ -23,9 +23,8 @@ import os
 import threading
 import time
 
-from bench.harness import markdown_table, write_results
+from bench.harness import markdown_table, shared_dataset, write_results
 
-DATA = "/work/shared/datasets"
 
 # name, algorithm, file, roles, binarization, params
 CASES = [
@@ -166,7 +165,7 @@ CASES = [
 def _problem(file, roles, binarization):
     from solver.data import Roles, make_problem, read_file
 
-    table = read_file(os.path.join(DATA, file))
+    table = read_file(shared_dataset(file))
     t0 = time.perf_counter()
     problem = make_problem(table, Roles(**roles), binarization)
     return problem, time.perf_counter() - t0

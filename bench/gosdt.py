@@ -17,11 +17,9 @@ import argparse
 import json
 import os
 import time
-from pathlib import Path
 
-from bench.harness import RESULTS, markdown_table, run_isolated, write_results
+from bench.harness import RESULTS, markdown_table, run_isolated, shared_dataset, write_results
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 DATASETS = ("monk1", "monk2", "monk3", "tic-tac-toe", "car-evaluation", "compas-gosdt")
 LAMBDAS = (0.005, 0.01, 0.02)
 DEPTHS = (3, 4, 5)
@@ -34,9 +32,7 @@ def load(name):
     """Return the problem of a shared CSV (label last), binarized exactly."""
     from solver.data import Roles, make_problem, read_file
 
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        path = Path("/work/shared/datasets") / f"{name}.csv"
+    path = shared_dataset(f"{name}.csv")
     table = read_file(path)
     return make_problem(table, Roles(label=table.names[-1]), "exact")
 

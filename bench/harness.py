@@ -10,11 +10,34 @@ put ``compile_seconds`` and ``solve_seconds`` in it when it can separate them.
 import importlib
 import json
 import multiprocessing as mp
+import os
 import resource
 import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _find_shared():
+    # ../shared beside the project; a clone elsewhere (CI in a temporary directory) finds the workspace copy,
+    # or CORELSWEB_SHARED_DIR. The one place that knows where the shared folder is (tests use it too).
+    project = Path(__file__).resolve().parent.parent
+    for candidate in (os.environ.get("CORELSWEB_SHARED_DIR"), project.parent / "shared", "/work/shared"):
+        if candidate and (Path(candidate) / "datasets").is_dir():
+            return Path(candidate)
+    return project.parent / "shared"
+
+
+SHARED = _find_shared()
+DATASETS = SHARED / "datasets"
+
+
+def shared_dataset(name):
+    """Return the path of a file in ../shared/datasets (tests and benchmarks only)."""
+    path = DATASETS / name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: the tests need ../shared/datasets beside the project")
+    return path
 
 
 def _child(target, kwargs, queue):

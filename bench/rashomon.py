@@ -31,11 +31,9 @@ import os
 import re
 import tempfile
 import time
-from pathlib import Path
 
-from bench.harness import RESULTS, best_of, markdown_table, run_isolated, write_results
+from bench.harness import RESULTS, best_of, markdown_table, run_isolated, shared_dataset, write_results
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 BINARY = ("monk2", "monk3", "compas-osdt-binary", "tic-tac-toe")
 NUMERIC = ("bank", "raisin")
 DEPTHS = {"binary": (3, 4, 5), "numeric": (2, 3)}
@@ -44,8 +42,7 @@ THEIRS = {"leaf_labels": "any", "ignore_trivial_extensions": False, "integer_gam
 
 
 def path_of(name):
-    path = DATA / f"{name}.csv"
-    return path if path.exists() else Path("/work/shared/datasets") / f"{name}.csv"
+    return shared_dataset(f"{name}.csv")
 
 
 def load(name):
@@ -53,20 +50,14 @@ def load(name):
     import numpy as np
 
     from solver.data import Roles, make_problem, read_file
-    from solver.problem import Problem
+    from solver.problem import binary_problem
 
     if name in NUMERIC:
         problem = make_problem(read_file(path_of(name)), Roles(label="label"))
         d = np.loadtxt(path_of(name), delimiter=",", skiprows=1)
         return problem, d[:, :-1], d[:, -1].astype(np.int64)
     d = np.loadtxt(path_of(name), delimiter=",", skiprows=1, dtype=np.int64)
-    problem = Problem(
-        X=d[:, :-1].astype(np.uint8),
-        features=[{"kind": "binary", "column": f"c{j}"} for j in range(d.shape[1] - 1)],
-        y=d[:, -1],
-        classes=["0", "1"],
-    )
-    return problem, d[:, :-1], d[:, -1]
+    return binary_problem(d[:, :-1], d[:, -1]), d[:, :-1], d[:, -1]
 
 
 @contextlib.contextmanager

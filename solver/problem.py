@@ -238,3 +238,13 @@ class Problem:
         if self.binarization:
             out["binarization"] = dict(self.binarization)
         return out
+
+
+def binary_problem(X, y, prefix="c"):
+    """Return the ``Problem`` of a 0/1 matrix and a 0/1 label (feature ``j`` is the binary column ``{prefix}{j}``).
+
+    The shared benchmark files with 0/1 columns and the label last are read this way by tests and benchmarks.
+    """
+    X = np.asarray(X, dtype=np.uint8)
+    features = [{"kind": "binary", "column": f"{prefix}{j}"} for j in range(X.shape[1])]
+    return Problem(X=X, features=features, y=np.asarray(y, dtype=np.int64), classes=["0", "1"])

@@ -11,7 +11,7 @@ from solver import solve
 from solver.corels import kernels as K
 from solver.corels.objective import exact_regularization, rule_list_errors, scaled_objective
 from solver.corels.search import CorelsSearch
-from solver.problem import Problem
+from solver.problem import binary_problem as problem_of
 from solver.registry import get
 from solver.testing import assert_bound_trace_valid
 from tests.solver.corels.brute import best_rule_list
@@ -32,9 +32,7 @@ LAMBDAS = (0.0, 0.001, 0.01, 0.02, 0.025, 0.05, 0.1, 1 / 12, 1 / 6, 0.2, 0.25, 1
 
 
 def binary_problem(A, y):
-    A = np.asarray(A, dtype=np.uint8)
-    features = [{"kind": "binary", "column": f"a{j}"} for j in range(A.shape[1])]
-    return Problem(X=A, features=features, y=np.asarray(y, dtype=np.int64), classes=["0", "1"])
+    return problem_of(A, y, prefix="a")
 
 
 def run_search(problem, params):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import api
-from solver.problem import Problem
+from bench.harness import shared_dataset
+from solver.problem import binary_problem
 from tests.solver.rashomon.helpers import solve
 from tests.solver.rashomon.test_exhaustive import tiny
 
@@ -30,8 +30,6 @@ arborenum = pytest.importorskip("arborenum")
 praxis = pytest.importorskip("praxis")
 
 pytestmark = pytest.mark.reference
-
-DATA = Path("/work/shared/datasets")
 
 
 @contextlib.contextmanager
@@ -91,14 +89,8 @@ def test_tiny_sets_count_the_same(data, lam, depth, epsilon, leaf_labels):
 
 
 def load(name):
-    d = np.loadtxt(DATA / f"{name}.csv", delimiter=",", skiprows=1, dtype=np.int64)
-    problem = Problem(
-        X=d[:, :-1].astype(np.uint8),
-        features=[{"kind": "binary", "column": f"c{j}"} for j in range(d.shape[1] - 1)],
-        y=d[:, -1],
-        classes=["0", "1"],
-    )
-    return problem, d[:, :-1], d[:, -1]
+    d = np.loadtxt(shared_dataset(f"{name}.csv"), delimiter=",", skiprows=1, dtype=np.int64)
+    return binary_problem(d[:, :-1], d[:, -1]), d[:, :-1], d[:, -1]
 
 
 def check_file(name, depth, leaf_labels, quoted):

@@ -13,17 +13,16 @@ import re
 import subprocess
 import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from solver import api
-from solver.problem import Problem
+from bench.harness import shared_dataset
+from solver.problem import binary_problem
 
 pytest.importorskip("treefarms")
 
-DATA = Path("/work/shared/datasets")
 SCRIPT = """
 import json, sys, pandas as pd
 from treefarms import TREEFARMS
@@ -39,7 +38,7 @@ print("COUNT", m.get_tree_count())
 def treefarms(name, depth_budget):
     """Return (count, optimum that treefarms used) of a treefarms run."""
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(DATA / f"{name}.csv"), str(depth_budget)],
+        [sys.executable, "-c", SCRIPT, str(shared_dataset(f"{name}.csv")), str(depth_budget)],
         capture_output=True,
         text=True,
         check=True,
@@ -51,13 +50,8 @@ def treefarms(name, depth_budget):
 
 
 def load(name):
-    d = np.loadtxt(DATA / f"{name}.csv", delimiter=",", skiprows=1, dtype=np.int64)
-    return Problem(
-        X=d[:, :-1].astype(np.uint8),
-        features=[{"kind": "binary", "column": f"c{j}"} for j in range(d.shape[1] - 1)],
-        y=d[:, -1],
-        classes=["0", "1"],
-    )
+    d = np.loadtxt(shared_dataset(f"{name}.csv"), delimiter=",", skiprows=1, dtype=np.int64)
+    return binary_problem(d[:, :-1], d[:, -1])
 
 
 def exact_optimum(printed, n, lam=Fraction(1, 100)):
