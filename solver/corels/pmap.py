@@ -7,7 +7,10 @@ A key is a fixed number of uint64 words:
   0xFFFF), hashed by XOR of per-antecedent random words (so a child's hash is
   its parent's with one word XORed in);
 * the **captured-vector map** (Theorem 15, the equivalent support bound) keys
-  a prefix by the rows it leaves uncaptured.
+  a prefix by the rows it leaves uncaptured: it stores the same sorted set
+  (which determines those rows) under the hash of the rows, and compares
+  entries by recomputing the rows from the set (``kernels.find_captured``), so
+  an entry stays a few words long on any number of rows.
 
 The value is the best known prefix with that key, ``(node, generation)``,
 with its lower bound ``b`` and its uncaptured minority count.

@@ -21,7 +21,10 @@ from solver.data.mining import mine_problem
 from solver.models import RuleList
 
 INITIAL_NODES = 1 << 10
-PERMUTATION_KEY_WORDS = 2  # room for 8 antecedents; widened when a longer prefix is queued
+# Both maps key a prefix by its sorted antecedents, four uint16s a word: room for 8, widened when a longer
+# prefix is queued.
+KEY_WORDS = 2
+MAX_ANTECEDENTS = 0xFFFF - 1  # an antecedent's number fits a key's uint16 (0xFFFF pads)
 MAX_HISTORY = 400
 # Refresh the queue summary (a pass over the queue for the lower bound) at
 # most this share of the search time.
@@ -114,6 +117,13 @@ class CorelsSearch:
             # rows can capture no more in any context, so no optimal list uses it.
             lam_num, scale = exact_regularization(lam, len(y))
             keep = np.flatnonzero(A.sum(axis=0, dtype=np.int64) * scale >= lam_num * len(y))
+        if self.cfg.map_kind != K.NO_MAP and len(keep) > MAX_ANTECEDENTS:
+            from solver.api import ProblemError
+
+            raise ProblemError(
+                f"CORELS's symmetry-aware map takes at most {MAX_ANTECEDENTS:,} antecedents and this search has "
+                f"{len(keep):,}: raise the minimum support, choose fewer features, or turn both maps off."
+            )
         self.columns = keep
         self.A = np.ascontiguousarray(A[:, keep])
         self.data = make_data(self.A, y, lam)
@@ -133,9 +143,7 @@ class CorelsSearch:
     def _allocate(self):
         data, m = self.data, self.data.caps.shape[0]
         w = data.caps.shape[1]
-        key_words = PERMUTATION_KEY_WORDS
-        if self.cfg.map_kind == K.CAPTURED_MAP:
-            key_words = w + (1 if self.config["max_length"] is not None else 0)
+        key_words = KEY_WORDS
         self.trie = make_trie(max(INITIAL_NODES, 2 * (m + 2)))
         self.heap = make_heap(max(INITIAL_NODES, 2 * (m + 2)))
         uses_map = self.cfg.map_kind != K.NO_MAP
@@ -148,6 +156,8 @@ class CorelsSearch:
             np.zeros(m, dtype=np.uint8),
             np.zeros(w, dtype=np.uint64),
             np.zeros(self.pmap.keys.shape[1], dtype=np.uint64),
+            np.zeros(w, dtype=np.uint64),
+            np.zeros(m + 1, dtype=np.int32),
         )
         self.best_prefix = np.zeros(m + 1, dtype=np.int32)
         self.best_labels = np.zeros(m + 1, dtype=np.uint8)
@@ -210,7 +220,7 @@ class CorelsSearch:
             self.heap = grow_heap(self.heap, 2 * len(self.heap.entries))
         if self.cfg.map_kind != K.NO_MAP and pm.room(self.pmap) < m + 1:
             self._make_map_room(m + 1)
-        if self.cfg.map_kind == K.PERMUTATION_MAP and self.heap.counts[SIZE]:
+        if self.cfg.map_kind != K.NO_MAP and self.heap.counts[SIZE]:
             words = (int(top_depth(self.heap)) + 1 + 3) // 4
             if words > self.pmap.keys.shape[1]:
                 self.pmap = pm.widened(self.pmap, words)
