@@ -22,7 +22,7 @@ import numpy as np
 
 from solver.bitset import hash_words, popcount
 from solver.corels import pmap as pm
-from solver.corels.queue import SIZE, policy_key, pop, push, top_depth
+from solver.corels.queue import BOUND, NODE, ORDER, SIZE, heapify, policy_key, pop, push, top_depth
 from solver.corels.trie import (
     CHECKED,
     DEAD,
@@ -571,3 +571,34 @@ def garbage_collect(data, cfg, trie, counters, queued, stack):
         if (f & IN_USE) and (f & EXPANDED) and trie.n_children[i] == 0:
             remove_and_prune_up(trie, i)
     counters[GC_RUNS] += 1
+
+
+@numba.njit(cache=True)
+def set_aside(data, trie, heap, queued, threshold):
+    """Drop every queued prefix whose ``b + b0`` is ``threshold`` or more, and the stale entries; free their
+    nodes (and ancestors left childless). Return ``min(b + b0 + λ)`` over the dropped live prefixes (the
+    floor they leave on the lower bound: every rule list they lead to costs at least that), ``-1`` if none.
+
+    The search goes on with the better half of its queue when its structures reach their memory budget; a
+    dropped prefix is never extended, so the run proves optimality only if its incumbent ends below the floor.
+    """
+    e = heap.entries
+    size = heap.counts[SIZE]
+    floor = np.int64(-1)
+    kept = 0
+    for i in range(size):
+        node, generation = e[i, NODE] >> 32, e[i, NODE] & np.int64(0xFFFFFFFF)
+        live = is_live(trie, np.int64(node), np.int64(generation))
+        if live and e[i, BOUND] < threshold:
+            for c in range(4):
+                e[kept, c] = e[i, c]
+            kept += 1
+            continue
+        if live:
+            key = e[i, BOUND] + data.lam
+            floor = key if floor < 0 else min(floor, key)
+            queued[e[i, ORDER] & np.int64(0xFFFF)] -= 1
+            remove_and_prune_up(trie, np.int64(node))
+    heap.counts[SIZE] = kept
+    heapify(heap)
+    return floor

@@ -221,3 +221,29 @@ def compact(pmap, scale, extra, use_minority, best):
     pmap.counts[0] = kept
     reindex(pmap)
     return kept
+
+
+@numba.njit(cache=True)
+def forget(pmap, keep):
+    """Keep only the ``keep`` most recent entries (the map's memory is full); return how many remain.
+
+    Dropping an entry is always safe: it only prunes worse orderings of the prefix it holds, which are then
+    searched again.
+    """
+    n = pmap.counts[0]
+    start = max(0, n - keep)
+    for e in range(start, n):
+        k = e - start
+        pmap.keys[k, :] = pmap.keys[e, :]
+        pmap.hashes[k] = pmap.hashes[e]
+        update(
+            pmap,
+            np.int64(k),
+            np.int64(pmap.node[e]),
+            np.int64(pmap.generation[e]),
+            pmap.bound[e],
+            np.int64(pmap.minority[e]),
+        )
+    pmap.counts[0] = n - start
+    reindex(pmap)
+    return n - start

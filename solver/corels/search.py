@@ -11,12 +11,13 @@ import time
 
 import numpy as np
 
+from solver import memory
 from solver.bitset import count as bitset_count
 from solver.corels import kernels as K
 from solver.corels import pmap as pm
 from solver.corels.objective import exact_regularization, log10_remaining, make_data, rule_list_errors, to_float
-from solver.corels.queue import POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push, top_depth
-from solver.corels.trie import N_NODES, NONE, add_node, grow_trie, make_trie, room
+from solver.corels.queue import BOUND, POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push, top_depth
+from solver.corels.trie import N_NODES, NONE, add_node, grow_trie, make_trie, room, trie_bytes
 from solver.data.mining import mine_problem
 from solver.models import RuleList
 
@@ -33,6 +34,7 @@ STEP_SECONDS = 0.1  # aim of one kernel call (the driver's TARGET_STEP_SECONDS)
 RATE_MIN_SECONDS = 0.005  # a kernel call this long or longer measures the evaluation rate
 MIN_CAP = 1024  # evaluations a call may always make
 INDEX_PIECE = 1 << 18  # map entries indexed per step while the map grows (about 0.1 s)
+MB = 1 << 20
 
 
 def make_search(problem, config):
@@ -101,7 +103,6 @@ def _reject_weights(problem):
 class CorelsSearch:
     """Branch-and-bound over rule lists; see the driver protocol in ``solver/driver.py``."""
 
-    finished_status = "optimal"
     initial_budget = 2048
 
     def __init__(self, problem, config):
@@ -136,6 +137,11 @@ class CorelsSearch:
         self._finished = False
         self._cap = 1 << 62
         self._growing = None
+        # The trie, queue and map stay within ``queue_memory`` (and half of what the process may still take):
+        # past it the search sets aside the queued prefixes with the worst bounds (``_set_aside``).
+        self._budget = _queue_budget(config)
+        self._floor = None  # least b + b0 + λ of the prefixes set aside (scaled), None while none was
+        self._set_aside_prefixes = 0
         self._summarize(force=True)
 
     # ---------------------------------------------------------------- begin
@@ -214,6 +220,8 @@ class CorelsSearch:
 
     def _maintain(self):
         m = self.data.caps.shape[0]
+        if self._growth_passes_budget(m + 1):
+            self._set_aside()
         if room(self.trie) < m + 1:
             self.trie = grow_trie(self.trie, 2 * len(self.trie.parent))
         if len(self.heap.entries) - self.heap.counts[SIZE] < m + 1:
@@ -236,8 +244,41 @@ class CorelsSearch:
             self.counters[K.MAP_COMPACTIONS] += 1
         capacity = len(self.pmap.node)
         if 4 * (self.pmap.counts[0] + need) > 3 * capacity:
+            if self._structure_bytes() + pm.pmap_bytes(self.pmap) > self._budget:
+                # Over its budget the map forgets instead of growing: an entry only prunes a worse ordering
+                # of what it holds, so without it that ordering is searched again; nothing else changes.
+                pm.forget(self.pmap, 0 if 4 * need > capacity else capacity // 4)
+                return
             # The grown map is indexed in pieces over the next steps (``_index_piece``); the search waits.
             self._growing = (pm.unindexed_copy(self.pmap, 2 * capacity), 0)
+
+    def _structure_bytes(self):
+        return trie_bytes(self.trie) + self.heap.entries.nbytes + pm.pmap_bytes(self.pmap)
+
+    def _growth_passes_budget(self, need):
+        """Return True if growing the trie or the queue, short of room, would pass the memory budget."""
+        extra = 0
+        if room(self.trie) < need:
+            extra += trie_bytes(self.trie)
+        if len(self.heap.entries) - self.heap.counts[SIZE] < need:
+            extra += self.heap.entries.nbytes
+        return extra > 0 and self._structure_bytes() + extra > self._budget
+
+    def _set_aside(self):
+        """Drop the worse half of the queue by ``b + b0`` (all of it when every bound ties) and free its nodes;
+        their least bound stays a floor under the run's lower bound (``K.set_aside``)."""
+        size = int(self.heap.counts[SIZE])
+        if size == 0:
+            return
+        bounds = self.heap.entries[:size, BOUND]
+        threshold = np.partition(bounds, size // 2)[size // 2]
+        if not np.any(bounds < threshold):
+            threshold = bounds.min() + 1 if np.any(bounds > bounds.min()) else bounds.min()
+        before = int(self.queued.sum())
+        floor = int(K.set_aside(self.data, self.trie, self.heap, self.queued, threshold))
+        self._set_aside_prefixes += before - int(self.queued.sum())
+        if floor >= 0:
+            self._floor = floor if self._floor is None else min(self._floor, floor)
 
     def _index_piece(self):
         grown, start = self._growing
@@ -270,6 +311,8 @@ class CorelsSearch:
         room = np.zeros((m + 2, min(m, best // lam if lam else m) + 1), dtype=np.int64)
         low = lowest_bound(self.heap, lam, best, m, room)
         self._lower = best if self._finished else int(low)
+        if self._floor is not None:
+            self._lower = min(self._lower, self._floor)
         self._live = int(self.queued.sum())
         self._max_live = max(getattr(self, "_max_live", 0), self._live)
         self._record_history(self.queued, None if self._finished else log10_remaining(room, m))
@@ -290,6 +333,13 @@ class CorelsSearch:
                 h[key] = [h[key][i] for i in keep]
 
     # ---------------------------------------------------------------- what the driver reads
+
+    @property
+    def finished_status(self):
+        """``optimal``, unless prefixes set aside for memory may still lead to a better list."""
+        if self._floor is not None and self._floor < int(self.counters[K.BEST]):
+            return "memory_limit"
+        return "optimal"
 
     @property
     def lower_bound(self):
@@ -354,11 +404,23 @@ class CorelsSearch:
             regularization_fraction=f"{self.data.lam // self.data.n}/{self.data.scale}",
             equivalent_points_share=int(K.weighted_count(self.data.full, self.data.minority)) / self.data.n,
             classes=int(self.data.full.size and bitset_count(self.data.full)),
+            queue_memory_budget_bytes=int(self._budget),
+            set_aside_prefixes=self._set_aside_prefixes,
         )
         return out
 
     def extras(self):
         return {"queue_by_length": self._history, "antecedent_notes": list(self.problem.notes[-1:])}
+
+
+def _queue_budget(config):
+    """Return the bytes the trie, queue and map may take: ``queue_memory`` MB, and at most half of what the
+    process may still allocate (its hard limit, the machine's free memory), leaving room to grow into."""
+    budget = None if config.get("queue_memory") is None else int(config["queue_memory"] * MB)
+    allowance = memory.allowance()
+    if allowance is not None:
+        budget = allowance // 2 if budget is None else min(budget, allowance // 2)
+    return budget if budget is not None else 1 << 62
 
 
 def _pow2(x):
@@ -381,6 +443,8 @@ def warmup():
     for extra in ({}, {"use_captured_vector_map": True}):
         search = CorelsSearch(problem, {**base, **extra})
         search._make_map_room(len(search.pmap.node))  # compaction and growth of the map
+        pm.forget(search.pmap, len(search.pmap.node))  # what the map does past its memory budget
         while not search.step(1 << 20):
             pass
+        search._set_aside()  # ... and the queue
         search.best_model()
