@@ -410,7 +410,21 @@ class CorelsSearch:
         return out
 
     def extras(self):
-        return {"queue_by_length": self._history, "antecedent_notes": list(self.problem.notes[-1:])}
+        out = {"queue_by_length": self._history, "antecedent_notes": list(self.problem.notes[-1:])}
+        if self._set_aside_prefixes:
+            floor = to_float(self._floor, self.data)
+            out["set_aside"] = {
+                "prefixes": self._set_aside_prefixes,
+                "floor": floor,
+                "budget_bytes": int(self._budget),
+                "note": (
+                    f"The prefixes waiting to be extended filled their {self._budget / MB:,.0f} MB of queue memory, "
+                    f"so the search set aside {self._set_aside_prefixes:,} of them (those with the worst lower "
+                    f"bounds, {floor:.6f} and above) and went on; the lower bound stays at or under theirs. Raise "
+                    "Queue memory (or the memory limit) to search them too."
+                ),
+            }
+        return out
 
 
 def _queue_budget(config):

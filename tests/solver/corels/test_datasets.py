@@ -209,6 +209,8 @@ def test_a_queue_past_its_memory_budget_is_set_aside_with_a_valid_bound():
     optimum = 0.34809
     assert result.stats["set_aside_prefixes"] > 0
     assert result.stats["queue_memory_budget_bytes"] == 16 << 20
+    assert "filled their 16 MB of queue memory" in result.extras["set_aside"]["note"]
+    assert result.extras["set_aside"]["floor"] >= result.lower_bound
     assert result.lower_bound <= optimum + 5e-6 and result.objective >= optimum - 5e-6
     assert result.status in ("optimal", "memory_limit")
     if result.status == "optimal":
