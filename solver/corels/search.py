@@ -126,7 +126,8 @@ class CorelsSearch:
                 f"{len(keep):,}: raise the minimum support, choose fewer features, or turn both maps off."
             )
         self.columns = keep
-        self.A = np.ascontiguousarray(A[:, keep])
+        # (no copy when every antecedent is kept: on 1,000,000 rows x 320 antecedents it is 305 MB)
+        self.A = np.ascontiguousarray(A if len(keep) == A.shape[1] else A[:, keep])
         self.data = make_data(self.A, y, lam)
         self._started = time.perf_counter()
         self._allocate()
