@@ -61,6 +61,15 @@ def class_rows(cost):
     return ty.astype(np.int32) if np.array_equal(expected, cost) else None
 
 
+def root_mask(F, features):
+    """Return ``Inputs.root``: 1 for the features the root may split on (``features``; None: every one)."""
+    mask = np.ones(F, dtype=np.uint8)
+    if features is not None:
+        mask[:] = 0
+        mask[np.asarray(features, dtype=np.int64)] = 1
+    return mask
+
+
 def class_weights(w, ty, L):
     """Return each class's row weight when the weight of class rows depends on their class alone, else empty."""
     if ty is None or len(w) == 0:
@@ -107,6 +116,9 @@ class Engine:
         so); ``tighten`` lowers it during the search.
     order : array of int, shape (F, N), optional
         Each feature's rows sorted by rank (any order of tied rows), when the caller has it: no sort again.
+    root_features : sequence of int, optional
+        The only features the root may split on (one piece of a split search, ``solver.ordered.split``);
+        all of them by default. Deeper nodes split on every feature.
     """
 
     def __init__(
@@ -127,6 +139,7 @@ class Engine:
         seed=0x5EED,
         upper=math.inf,
         order=None,
+        root_features=None,
     ):
         rank = np.ascontiguousarray(rank, dtype=np.int32)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
@@ -150,6 +163,7 @@ class Engine:
             key2=rng.integers(0, 2**63, N, dtype=np.uint64),
             ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty),
             cw=class_weights(w, ty, L),
+            root=root_mask(F, root_features),
         )
         integral = bool(np.all(cost == np.round(cost))) and float(cc) == round(float(cc))
         scale = max(1.0, float(w.sum()))

@@ -404,6 +404,9 @@ def _hist_step(inp, prm, st, top):
         _end(st, prm, top)
         return
     j = fi[I_FPOS]
+    if top == 0 and inp.root[j] == 0:  # a piece of a split search: not this root feature
+        fi[I_FPOS] = j + 1
+        return
     n = fi[I_N]
     best = ff[F_INC] - prm.eps
     value = histogram.root_feature(
@@ -461,6 +464,9 @@ def _prepare(inp, prm, st, top, j, position):
     w = inp.w
     n = st.fi[top, I_N]
     slot = _slot(prm, top, j, inp.rank.shape[0])
+    if top == 0 and inp.root[j] == 0:  # a piece of a split search: the root splits on other features only
+        st.si[slot, SI_M], st.si[slot, SI_QH], st.si[slot, SI_QT] = 0, 0, 0
+        return 0
     row = st.ord[top, j]
     rk = st.srk[top, j]
     P = st.P[slot]

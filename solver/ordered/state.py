@@ -61,6 +61,9 @@ class Inputs(NamedTuple):
         Class rows (``Params.diag``): the one label under which each row costs nothing.
     cw : array of float64, shape (L,) or (0,)
         Class rows whose weight depends on their class alone: ``w[r] == cw[ty[r]]`` (else empty).
+    root : array of uint8, shape (F,)
+        1 for the features the root may split on (all of them, but for one piece of a split search:
+        ``solver.ordered.split``); deeper nodes split on every feature.
     """
 
     rank: np.ndarray
@@ -71,6 +74,7 @@ class Inputs(NamedTuple):
     key2: np.ndarray
     ty: np.ndarray
     cw: np.ndarray
+    root: np.ndarray
 
 
 class Params(NamedTuple):
