@@ -257,8 +257,12 @@ class Parent:
         self.local = None  # (index, PieceSearch) the parent is searching
 
     def watch(self):
-        for index, features in enumerate(self.groups):
-            Piece.objects.get_or_create(run_id=self.pk, index=index, defaults={"features": list(features)})
+        fresh = [
+            Piece.objects.get_or_create(run_id=self.pk, index=index, defaults={"features": list(features)})[1]
+            for index, features in enumerate(self.groups)
+        ]
+        if all(fresh):  # a first attempt: no value of another run's keys (a database reset reuses run ids)
+            redis_client().delete(incumbent_key(self.pk))
         redis_client().delete(stop_key(self.pk))
         for piece in Piece.objects.filter(run_id=self.pk).exclude(status__in=Piece.FINAL).order_by("index"):
             if piece.index > 0:  # piece 0 first, here
@@ -381,6 +385,7 @@ class Parent:
             from solver import pipeline
 
             result.holdout = pipeline.score(result.model, self.prepared)
+        redis_client().delete(incumbent_key(self.pk), stop_key(self.pk))
         if self.clock is not None:
             self.clock.watch.lap("searching")
         return self.finish_durably(self.pk, status, holder=self.worker, result=result.to_dict(), clock=self.clock)
@@ -389,23 +394,3 @@ class Parent:
 def now_elapsed(run):
     started = run.started or timezone.now()
     return max(0.0, (timezone.now() - started).total_seconds())
-
-
-def pieces_of(run):
-    """Return the run's pieces for its page: index, features, state, worker, bounds (objective units)."""
-    rows = []
-    for piece in Piece.objects.filter(run=run).order_by("index"):
-        r = piece.result or {}
-        rows.append(
-            {
-                "index": piece.index,
-                "features": piece.features,
-                "status": piece.get_status_display(),
-                "worker": piece.worker,
-                "attempts": piece.attempts,
-                "value": r.get("value"),
-                "lower": r.get("lower"),
-                "work": r.get("work"),
-            }
-        )
-    return rows

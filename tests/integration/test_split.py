@@ -53,7 +53,7 @@ def one_process_result(run):
     return pipeline.run(job.prepared, run.params, Limits())
 
 
-def test_a_split_run_gives_the_one_process_result(two_split_workers):
+def test_a_split_run_gives_the_one_process_result(client, two_split_workers):
     # Check the split run (pieces on both workers) against the one-process search: same optimum, same tree.
     run = numeric_run("raisin", 3)
     run = wait_for_run(run.pk, timeout=300)
@@ -71,6 +71,12 @@ def test_a_split_run_gives_the_one_process_result(two_split_workers):
     trace = run.result["trace"]
     assert trace["upper_bound"][-1] == run.result["objective"]
     assert all(lo is None or up is None or lo <= up for lo, up in zip(trace["lower_bound"], trace["upper_bound"]))
+    client.force_login(run.owner)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert 'id="pieces"' in page  # the run page shows its pieces: which worker, bound, state
+    section = page.split('id="pieces"')[1].split("</section>")[0]
+    assert section.count("<tr><td>") == 7 and section.count("Searched to its end") == 7
+    assert all(p.worker in section for p in pieces)
 
 
 def test_a_split_run_stops_at_its_time_limit_and_on_cancel(two_split_workers):
