@@ -1,6 +1,7 @@
 """One ordered search split by root feature: one process against two (``solver.ordered.split``).
 
-``python -m bench.distributed [--cases raisin:3 segment:3 ...] [--processes 1 2]`` → ``bench/results/distributed.json``.
+``python -m bench.distributed [--cases raisin:3 segment:3 ...] [--processes 1 2] [--parts 2] [--out name.json]``
+→ ``bench/results/distributed.json``.
 
 For each case (a shared numeric file and a depth, STreeD accuracy on the raw columns) it times
 
@@ -107,7 +108,7 @@ def split_run(base, groups, processes):
     return seconds, cpu, base.best[0], base.best[1], [r["work"] for r in results]
 
 
-def case(name, depth, processes):
+def case(name, depth, processes, parts=1):
     from solver import driver
     from solver.ordered import split
 
@@ -126,8 +127,9 @@ def case(name, depth, processes):
         "load_before": os.getloadavg()[0],
     }
     _, _, base = split.base_search(problem, "streed", params)
-    groups = split.plan(base)
+    groups = split.plan(base, parts=parts)
     row["pieces"] = len(groups)
+    row["ranges_per_feature"] = parts
     for k in processes:
         seconds, cpu, value, tree, work = split_run(base, groups, k)
         row[f"split_{k}_seconds"] = seconds
@@ -145,6 +147,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="*", default=DEFAULT_CASES, help="file:depth")
     parser.add_argument("--processes", nargs="*", type=int, default=[1, 2])
+    parser.add_argument("--parts", type=int, default=1, help="ranges of root thresholds per feature (split.plan)")
+    parser.add_argument("--out", default="distributed.json")
     args = parser.parse_args()
     from solver.ordered.search import warmup
 
@@ -152,11 +156,11 @@ def main():
     rows = []
     for spec in args.cases:
         name, depth = spec.split(":")
-        row = case(name, int(depth), args.processes)
+        row = case(name, int(depth), args.processes, args.parts)
         rows.append(row)
         print(json.dumps(row))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "distributed.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (RESULTS / args.out).write_text(json.dumps(rows, indent=1) + "\n")
     ks = args.processes
     header = "| case | rows | pieces | one process s (CPU s) | "
     header += " | ".join(f"split, {k} proc.: s (CPU s) | model speed-up ×{k}" for k in ks)

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from solver.ordered import state as sm
-from solver.ordered.engine import UNLIMITED, Engine
+from solver.ordered.engine import ALL_RANKS, UNLIMITED, Engine
 
 WORK_PER_UNIT = 4096  # as ``solver.ordered.search``: rows visited per unit of the driver's budget
 
@@ -80,21 +80,38 @@ def root_order(base):
     return np.array(probe.state.ford[0], dtype=np.int64)
 
 
-def plan(base, pieces=None):
-    """Return the groups of root features, piece by piece (a list of tuples of feature indices).
+def plan(base, pieces=None, parts=1):
+    """Return the root's splits of each piece: a list of tuples of entries ``f`` or ``(f, lo, hi)`` (``Engine``).
 
-    Piece 0 is the one-process search's first root feature alone; the others are dealt in that order to
-    ``pieces - 1`` groups (default: one feature each), so that each group mixes promising and poor features.
+    Piece 0 is the one-process search's first root feature alone. Every other feature is cut into ``parts``
+    ranges of its thresholds (as many thresholds each; ``(f, lo, hi)``: the root's splits ``rank < u`` with
+    ``lo ≤ u < hi``), and these entries are dealt in the one-process search's order to ``pieces - 1`` groups
+    (default: one entry each), so that each group mixes promising and poor features.
     """
     order = [int(f) for f in root_order(base)]
     if not order:
         return []
-    rest = order[1:]
+    rank = base.engine.inputs.rank
+    rest = [e for f in order[1:] for e in threshold_ranges(rank[f], f, parts)]
     k = len(rest) if pieces is None else max(0, min(int(pieces) - 1, len(rest)))
     groups = [tuple(rest[g::k]) for g in range(k)] if k else []
     if rest and not k:
         return [tuple(order)]
     return [(order[0],)] + groups
+
+
+def threshold_ranges(ranks, f, parts):
+    """Return feature ``f``'s entries: ``[f]``, or ``parts`` entries ``(f, lo, hi)`` of as many thresholds each."""
+    u = np.unique(ranks)[1:]  # the split ranks (both sides non-empty)
+    if parts <= 1 or len(u) < 2 * parts:
+        return [f]
+    bounds = [0] + [int(u[len(u) * i // parts]) for i in range(1, parts)] + [ALL_RANKS]
+    return [(f, bounds[i], bounds[i + 1]) for i in range(parts)]
+
+
+def entry(e):
+    """Return a plan entry as ``f`` or ``(f, lo, hi)`` (from JSON lists too)."""
+    return int(e) if np.ndim(e) == 0 else (int(e[0]), int(e[1]), int(e[2]))
 
 
 def leaf(base):
@@ -120,7 +137,7 @@ class PieceSearch:
     def __init__(self, base, features, incumbent=None, follow=True, upper=math.inf):
         rank, cost, depth, nodes, cc, options = engine_args(base)
         self.base = base
-        self.features = tuple(int(f) for f in features)
+        self.features = tuple(entry(e) for e in features)
         self.incumbent = incumbent
         self.follow = bool(follow)
         self.engine = Engine(
@@ -188,7 +205,7 @@ class PieceSearch:
         value = e.upper_bound
         tree = e.tree() if math.isfinite(value) else None
         return {
-            "features": list(self.features),
+            "features": [e if isinstance(e, int) else list(e) for e in self.features],
             "value": float(value) if math.isfinite(value) else None,
             "tree": _lists(tree) if tree is not None else None,
             "lower": float(e.lower_bound) if math.isfinite(e.lower_bound) else None,
@@ -253,16 +270,16 @@ class SplitSearch:
     """The driver protocol over every piece of ``base``'s search, run one after another with a local incumbent.
 
     The answer is the one the pieces spread over workers give (``combine``): a test of the split search.
-    ``order``: the order the pieces run in (by default, the plan's).
+    ``order``: the order the pieces run in (by default, the plan's); ``pieces``, ``parts``: ``plan``'s.
     """
 
     finished_status = "optimal"
     initial_budget = 16
 
-    def __init__(self, base, pieces=None, groups=None, make_canonical=True, order=None):
+    def __init__(self, base, pieces=None, groups=None, make_canonical=True, order=None, parts=1):
         self.base = base
         self.problem = base.problem
-        self.groups = plan(base, pieces) if groups is None else [tuple(g) for g in groups]
+        self.groups = plan(base, pieces, parts) if groups is None else [tuple(entry(e) for e in g) for g in groups]
         self.order = list(range(len(self.groups))) if order is None else [int(i) for i in order]
         self.incumbent = LocalIncumbent()
         self.results = [None] * len(self.groups)
@@ -345,7 +362,7 @@ def base_search(problem, algorithm, params=None):
     return spec, config, search
 
 
-def solve(problem, algorithm, params=None, limits=None, pieces=None, on_progress=None):
+def solve(problem, algorithm, params=None, limits=None, pieces=None, on_progress=None, parts=1):
     """Solve with the split search in this process; return the ``solver.api.Result`` (None: not an ordered search)."""
     from solver import api, driver
 
@@ -354,7 +371,7 @@ def solve(problem, algorithm, params=None, limits=None, pieces=None, on_progress
         return None
     spec, config, base = found
     limits = limits or api.Limits()
-    search = SplitSearch(base, pieces)
+    search = SplitSearch(base, pieces, parts=parts)
     outcome = driver.run(search, limits, on_progress)
     stats = dict(solve_seconds=outcome.solve_seconds, steps=outcome.steps)
     return api._result(spec, config, problem, limits, search, outcome.status, outcome.trace.columns, stats)

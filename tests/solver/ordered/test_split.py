@@ -61,9 +61,9 @@ def one_process(problem, algorithm, params):
     return search
 
 
-def split_search(problem, algorithm, params, pieces=None, order=None):
+def split_search(problem, algorithm, params, pieces=None, order=None, parts=1):
     _, _, base = split.base_search(problem, algorithm, params)
-    search = split.SplitSearch(base, pieces, order=order)
+    search = split.SplitSearch(base, pieces, order=order, parts=parts)
     assert driver.run(search).status == "optimal"
     return search
 
@@ -86,13 +86,14 @@ def same_answer(whole, parts):
         assert parts.best_model().to_dict() == whole.best_model().to_dict()
 
 
-@settings(max_examples=120, deadline=None)
-@given(numeric(), ALGORITHMS, st.integers(1, 5))
-def test_split_equals_one_process_search(problem, algorithm_params, pieces):
-    # Check the split search against the one-process search (optimum, bound, and the tree where it is defined).
+@settings(max_examples=150, deadline=None)
+@given(numeric(), ALGORITHMS, st.one_of(st.none(), st.integers(1, 5)), st.integers(1, 3))
+def test_split_equals_one_process_search(problem, algorithm_params, pieces, ranges):
+    # Check the split search (by root feature, and by ranges of root thresholds) against the one-process search:
+    # optimum, bound, and the tree where it is defined.
     algorithm, params = algorithm_params
     whole = one_process(problem, algorithm, params)
-    parts = split_search(problem, algorithm, params, pieces)
+    parts = split_search(problem, algorithm, params, pieces, parts=ranges)
     same_answer(whole, parts)
     rank, cost = whole.engine.inputs.rank, whole.engine.inputs.cost
     value = tree_cost(parts.base.best[1], rank, cost, whole.cc)
@@ -100,14 +101,14 @@ def test_split_equals_one_process_search(problem, algorithm_params, pieces):
 
 
 @settings(max_examples=80, deadline=None)
-@given(numeric(), ALGORITHMS, st.randoms(use_true_random=False))
-def test_same_tree_whatever_order_the_pieces_ran_in(problem, algorithm_params, rng):
+@given(numeric(), ALGORITHMS, st.randoms(use_true_random=False), st.integers(1, 2))
+def test_same_tree_whatever_order_the_pieces_ran_in(problem, algorithm_params, rng, ranges):
     # Check that the pieces run in another order (another incumbent history) give the same tree, byte for byte.
     algorithm, params = algorithm_params
-    a = split_search(problem, algorithm, params)
+    a = split_search(problem, algorithm, params, parts=ranges)
     order = list(range(len(a.groups)))
     rng.shuffle(order)
-    b = split_search(problem, algorithm, params, order=order)
+    b = split_search(problem, algorithm, params, order=order, parts=ranges)
     assert b.base.best[1] == a.base.best[1]
     assert b.best_model().to_dict() == a.best_model().to_dict()
 
@@ -176,10 +177,13 @@ def numeric_file(name, rows=None):
     ],
 )
 def test_split_equals_one_process_search_on_shared_files(name, rows, algorithm, params):
-    # Check the split search on shared numeric files where both finish in seconds.
+    # Check the split search on shared numeric files where both finish in seconds, by root feature and with each
+    # feature's thresholds cut in two ranges.
     problem = numeric_file(name, rows)
     params = {**params, "threshold_search": "ordered"}
     whole = one_process(problem, algorithm, params)
-    parts = split_search(problem, algorithm, params)
-    same_answer(whole, parts)
-    assert math.isfinite(parts.upper_bound)
+    for ranges in (1, 2):
+        parts = split_search(problem, algorithm, params, parts=ranges)
+        same_answer(whole, parts)
+        assert math.isfinite(parts.upper_bound)
+        assert ranges == 1 or any(not isinstance(e, int) for g in parts.groups for e in g)  # ranges were cut
