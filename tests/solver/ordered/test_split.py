@@ -158,8 +158,9 @@ def numeric_file(name, rows=None):
     data = pd.read_csv(shared_dataset(f"{name}.csv"))
     if rows is not None:
         data = data.iloc[:rows]
-    columns = {c: data[c].to_numpy(dtype=float) for c in data.columns if c != "label"}
-    columns["label"] = np.array([str(v) for v in data["label"]], dtype=object)
+    label = data.columns[-1]  # the label is the last column of the shared numeric and 0/1 files
+    columns = {c: data[c].to_numpy(dtype=float) for c in data.columns if c != label}
+    columns["label"] = np.array([str(v) for v in data[label]], dtype=object)
     return make_problem(Table(columns), Roles(label="label"))
 
 
@@ -174,11 +175,14 @@ def numeric_file(name, rows=None):
         ("segment", 600, "streed", {"max_depth": 3}),
         ("bank", None, "gosdt", {"max_depth": 3, "regularization": 0.005}),
         ("raisin", None, "gosdt", {"max_depth": 3, "regularization": 0.002}),
+        ("monk1", None, "streed", {"max_depth": 3}),
+        ("tic-tac-toe", None, "streed", {"max_depth": 3}),
+        ("compas-osdt-binary", None, "gosdt", {"max_depth": 3, "regularization": 0.005}),
     ],
 )
 def test_split_equals_one_process_search_on_shared_files(name, rows, algorithm, params):
-    # Check the split search on shared numeric files where both finish in seconds, by root feature and with each
-    # feature's thresholds cut in two ranges.
+    # Check the split search on shared numeric and 0/1 files where both finish in seconds, by root feature and
+    # with each feature's thresholds cut in two ranges.
     problem = numeric_file(name, rows)
     params = {**params, "threshold_search": "ordered"}
     whole = one_process(problem, algorithm, params)
@@ -186,4 +190,5 @@ def test_split_equals_one_process_search_on_shared_files(name, rows, algorithm, 
         parts = split_search(problem, algorithm, params, parts=ranges)
         same_answer(whole, parts)
         assert math.isfinite(parts.upper_bound)
-        assert ranges == 1 or any(not isinstance(e, int) for g in parts.groups for e in g)  # ranges were cut
+        cut = any(not isinstance(e, int) for g in parts.groups for e in g)
+        assert cut == (ranges == 2 and problem.ordered_columns().size.max() >= 4)  # 0/1 columns have one threshold
