@@ -1,6 +1,7 @@
 """One run's ordered search spread over every worker: its pieces are Celery tasks (``solver.ordered.split``).
 
-With ``CORELSWEB_SPLIT = "force"`` (default ``"forbid"``) and a Redis broker, a run whose search is the ordered
+With ``CORELSWEB_SPLIT = "force"`` (or ``"auto"``: a long-class run while another worker is idle; default
+``"forbid"``) and a Redis broker, a run whose search is the ordered
 one (STreeD's scalar tasks, GOSDT's additive objectives on numeric columns) is cut into pieces by root
 feature once its worker has prepared it (``lifecycle.execute`` calls ``execute``):
 
@@ -26,6 +27,7 @@ feature once its worker has prepared it (``lifecycle.execute`` calls ``execute``
 import logging
 import math
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection
@@ -99,9 +101,28 @@ def request_stop(pk):
 
 
 # -- when ------------------------------------------------------------------------------------------------------
-def enabled():
-    """Return True when runs are split (``CORELSWEB_SPLIT == "force"``, with a Redis broker to share through)."""
-    return settings.CORELSWEB_SPLIT == "force" and settings.CELERY_BROKER_URL.startswith("redis")
+def enabled(run=None, worker=None):
+    """Return True when ``run`` is split (a Redis broker to share through, and ``CORELSWEB_SPLIT``).
+
+    ``force``: every run whose search is ordered; ``auto``: a run of the long class (the scheduler's estimate
+    says its search is hard, or its time limit is long) while another live worker process is idle;
+    ``forbid`` (the default): none.
+    """
+    if not settings.CELERY_BROKER_URL.startswith("redis"):
+        return False
+    mode = settings.CORELSWEB_SPLIT
+    if mode == "force":
+        return True
+    if mode == "auto" and run is not None:
+        return run.queue == queueing.LONG and idle_workers(worker) > 0
+    return False
+
+
+def idle_workers(worker=None):
+    """Return how many live worker processes (fresh beat) other than ``worker`` hold no run."""
+    fresh = timezone.now() - timedelta(seconds=settings.CORELSWEB_STALE_SECONDS)
+    idle = WorkerBeat.objects.filter(last_seen__gte=fresh, current_run__isnull=True)
+    return idle.exclude(name=worker or "").count()
 
 
 # -- the search of a run, built once per process ----------------------------------------------------------------
@@ -226,7 +247,7 @@ def execute(run, worker, job, clock, finish_durably, send_task):
 
     ``finish_durably`` and ``send_task``: the lifecycle's (this module does not import it).
     """
-    if not enabled():
+    if not enabled(run, worker):
         return None
     found = base_for(run, job)
     if found is None:

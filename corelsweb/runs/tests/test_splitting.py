@@ -74,3 +74,29 @@ def test_a_piece_is_claimed_once_and_taken_over_only_from_a_gone_process():
         assert splitting.claim(piece.pk, "other-host:1") is None  # a final piece is never run again
     finally:
         liveness.set_current_run(None)
+
+
+@pytest.mark.django_db
+def test_auto_splits_a_long_class_run_while_another_worker_is_idle(settings, redis_only):
+    # Check the scheduler's choice: forbid never, force always, auto a long-class run with an idle other worker.
+    from django.utils import timezone
+
+    from corelsweb.ops.models import WorkerBeat
+
+    owner = make_user("alice")
+    long_run, short_run = make_run(owner, queue="long"), make_run(owner, queue="short")
+    settings.CORELSWEB_SPLIT = "forbid"
+    assert not splitting.enabled(long_run, "me:1")
+    settings.CORELSWEB_SPLIT = "force"
+    assert splitting.enabled(short_run, "me:1")
+    settings.CORELSWEB_SPLIT = "auto"
+    now = timezone.now()
+    WorkerBeat.objects.create(name="me:1", started=now, last_seen=now)  # the run's own worker: not another one
+    assert not splitting.enabled(long_run, "me:1")
+    busy = WorkerBeat.objects.create(name="other:2", started=now, last_seen=now, current_run=short_run)
+    assert not splitting.enabled(long_run, "me:1")
+    WorkerBeat.objects.filter(pk=busy.pk).update(current_run=None)
+    assert splitting.enabled(long_run, "me:1")
+    assert not splitting.enabled(short_run, "me:1")  # the estimate does not say hard
+    WorkerBeat.objects.filter(pk=busy.pk).update(last_seen=now - timezone.timedelta(hours=1))
+    assert not splitting.enabled(long_run, "me:1")  # a silent worker is not idle, it is gone
