@@ -232,6 +232,8 @@ def execute_piece(piece_pk, worker):
         return run_piece(piece, worker, found[2])
     finally:
         liveness.set_current_run(None)
+        if not Piece.objects.filter(run_id=piece.run_id, status=Piece.Status.QUEUED).exists():
+            _bases.clear()  # no piece of this run is left to take: free its search's arrays
 
 
 def send_piece(piece, run, send_task):
@@ -407,6 +409,7 @@ class Parent:
 
             result.holdout = pipeline.score(result.model, self.prepared)
         redis_client().delete(incumbent_key(self.pk), stop_key(self.pk))
+        _bases.clear()  # the result is built: this process keeps no run's arrays after it
         if self.clock is not None:
             self.clock.watch.lap("searching")
         return self.finish_durably(self.pk, status, holder=self.worker, result=result.to_dict(), clock=self.clock)
