@@ -232,6 +232,11 @@ CORELSWEB_DEFAULT_MEMORY_LIMIT_MB = min(
     envint("CORELSWEB_DEFAULT_MEMORY_LIMIT_MB", 4096), CORELSWEB_MAX_MEMORY_LIMIT_MB
 )
 CORELSWEB_PROGRESS_WRITE_SECONDS = float(os.environ.get("CORELSWEB_PROGRESS_WRITE_SECONDS", "0.5"))
+# Split one ordered search across workers (corelsweb.runs.splitting): "forbid" (default), "force" (every run whose
+# search is the ordered one, with a Redis broker) or "auto" (a long-class run, its estimate hard or its time limit
+# long, while another worker process is idle); CORELSWEB_SPLIT_PIECES: how many pieces (0: one per root feature).
+CORELSWEB_SPLIT = os.environ.get("CORELSWEB_SPLIT", "forbid")
+CORELSWEB_SPLIT_PIECES = envint("CORELSWEB_SPLIT_PIECES", 0)
 
 # Celery (read by corelsweb/celery.py with the CELERY_ namespace)
 _broker_dir = VAR_DIR / "broker"

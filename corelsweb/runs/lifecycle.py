@@ -330,6 +330,11 @@ def execute(pk, worker):
         log.exception("run %s could not be prepared", pk)
         return failed(pk, worker, f"The run could not start: an internal error ({type(e).__name__}).", clock)
     job.prepared.warm_seconds += compile_seconds
+    from corelsweb.runs import splitting  # a run split across workers (CORELSWEB_SPLIT): its pieces, not a child
+
+    split_outcome = splitting.execute(run, worker, job, clock, finish_durably, send_task)
+    if split_outcome is not None:
+        return split_outcome
     return Supervisor(run, worker, solving.Child.start(job), clock).watch()
 
 

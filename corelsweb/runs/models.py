@@ -148,3 +148,34 @@ class RashomonFavourite(models.Model):
 
     def __str__(self):
         return f"{self.tree} in run {self.run_id}"
+
+
+class Piece(models.Model):
+    """One piece of a run split across workers (``corelsweb.runs.splitting``): the root features it searches."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Searched to its end"
+        STOPPED = "stopped", "Stopped (time limit or cancel)"
+
+    FINAL = (Status.DONE, Status.STOPPED)
+
+    run = models.ForeignKey(Run, models.CASCADE, related_name="pieces")
+    index = models.IntegerField()
+    features = models.JSONField(default=list)  # the root's feature indices (ordered families)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    worker = models.CharField(max_length=200, blank=True)
+    claimed = models.DateTimeField(null=True, blank=True)
+    attempts = models.IntegerField(default=0)
+    version = models.IntegerField(default=0)
+    # ``solver.ordered.split.PieceSearch.result()``: best tree (engine value), lower bound, done, work.
+    result = models.JSONField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_piece_per_index")]
+
+    def __str__(self):
+        return f"piece {self.index} of run {self.run_id} ({self.status})"

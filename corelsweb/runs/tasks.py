@@ -6,7 +6,7 @@ Callers send these by name (``lifecycle.send_task``) and never import this modul
 from celery import shared_task
 from django.conf import settings
 
-from corelsweb.runs import lifecycle, paths
+from corelsweb.runs import lifecycle, paths, splitting
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
@@ -36,3 +36,12 @@ def execute_run_task(self, run_pk):
 def path_summary_task(path_pk):
     """Summarise a path whose cells are all final (CART baseline, λ choice, refit), or complete it after its refit."""
     paths.cell_finished(path_pk)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def execute_piece_task(piece_pk):
+    """Claim one piece of a split run (``corelsweb.runs.splitting``) and search it; nothing if it is held or final."""
+    try:
+        splitting.execute_piece(piece_pk, lifecycle.worker_id())
+    finally:
+        lifecycle.set_current_run(None)

@@ -156,6 +156,7 @@ def detail(request, pk):
         wait_note=run_wait_note(run) if run.is_active else "",
         queue_place=queue_place(run),
         live_trace=bound_trace_figure(run.trace) if run.is_active else None,
+        pieces=list(run.pieces.all()),  # a run split across workers (corelsweb.runs.splitting)
     )
     if run.algorithm == "rashomon":
         ctx["optimal_run"] = services.optimal_run_for(run)

@@ -61,6 +61,25 @@ def class_rows(cost):
     return ty.astype(np.int32) if np.array_equal(expected, cost) else None
 
 
+ALL_RANKS = 2**31 - 1
+
+
+def root_bounds(F, features):
+    """Return ``Inputs.root``: per feature the ranks ``[lo, hi)`` of the root's splits ``rank < u`` (None: all).
+
+    ``features``: entries ``f`` (every threshold of feature ``f``) or ``(f, lo, hi)`` (its splits with
+    ``lo ≤ u < hi``); the features not named are not split at the root.
+    """
+    bounds = np.zeros((F, 2), dtype=np.int32)
+    if features is None:
+        bounds[:, 1] = ALL_RANKS
+        return bounds
+    for entry in features:
+        f, lo, hi = (int(entry), 0, ALL_RANKS) if np.ndim(entry) == 0 else (int(entry[0]), entry[1], entry[2])
+        bounds[f] = (lo, hi)
+    return bounds
+
+
 def class_weights(w, ty, L):
     """Return each class's row weight when the weight of class rows depends on their class alone, else empty."""
     if ty is None or len(w) == 0:
@@ -107,6 +126,10 @@ class Engine:
         so); ``tighten`` lowers it during the search.
     order : array of int, shape (F, N), optional
         Each feature's rows sorted by rank (any order of tied rows), when the caller has it: no sort again.
+    root_features : sequence, optional
+        The only splits the root may make (one piece of a split search, ``solver.ordered.split``): entries
+        ``f`` (every threshold of feature ``f``) or ``(f, lo, hi)`` (``rank < u`` for ``lo ≤ u < hi``); all of
+        them by default. Deeper nodes split on every feature.
     """
 
     def __init__(
@@ -127,6 +150,7 @@ class Engine:
         seed=0x5EED,
         upper=math.inf,
         order=None,
+        root_features=None,
     ):
         rank = np.ascontiguousarray(rank, dtype=np.int32)
         cost = np.ascontiguousarray(cost, dtype=np.float64)
@@ -150,6 +174,7 @@ class Engine:
             key2=rng.integers(0, 2**63, N, dtype=np.uint64),
             ty=np.zeros(N, dtype=np.int32) if ty is None else np.ascontiguousarray(ty),
             cw=class_weights(w, ty, L),
+            root=root_bounds(F, root_features),
         )
         integral = bool(np.all(cost == np.round(cost))) and float(cc) == round(float(cc))
         scale = max(1.0, float(w.sum()))

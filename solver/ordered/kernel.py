@@ -404,6 +404,9 @@ def _hist_step(inp, prm, st, top):
         _end(st, prm, top)
         return
     j = fi[I_FPOS]
+    if top == 0 and inp.root[j, 0] >= inp.root[j, 1]:  # a piece of a split search: not this root feature
+        fi[I_FPOS] = j + 1
+        return
     n = fi[I_N]
     best = ff[F_INC] - prm.eps
     value = histogram.root_feature(
@@ -461,6 +464,12 @@ def _prepare(inp, prm, st, top, j, position):
     w = inp.w
     n = st.fi[top, I_N]
     slot = _slot(prm, top, j, inp.rank.shape[0])
+    lo, hi = np.int64(0), np.int64(2**31 - 1)
+    if top == 0:  # a piece of a split search: the root's splits in [lo, hi) of this feature only
+        lo, hi = np.int64(inp.root[j, 0]), np.int64(inp.root[j, 1])
+    if lo >= hi:
+        st.si[slot, SI_M], st.si[slot, SI_QH], st.si[slot, SI_QT] = 0, 0, 0
+        return 0
     row = st.ord[top, j]
     rk = st.srk[top, j]
     P = st.P[slot]
@@ -473,7 +482,7 @@ def _prepare(inp, prm, st, top, j, position):
     for p in range(max(1, ml), n - max(1, ml) + 1):
         if rk[p] != rk[p - 1]:
             # A child of weight at most cc never pays for its split (§4.6).
-            if cc > 0 and (P[p] <= cc or P[n] - P[p] <= cc):
+            if (cc > 0 and (P[p] <= cc or P[n] - P[p] <= cc)) or rk[p] < lo or rk[p] >= hi:
                 continue
             S[m] = p
             m += 1

@@ -61,6 +61,10 @@ class Inputs(NamedTuple):
         Class rows (``Params.diag``): the one label under which each row costs nothing.
     cw : array of float64, shape (L,) or (0,)
         Class rows whose weight depends on their class alone: ``w[r] == cw[ty[r]]`` (else empty).
+    root : array of int32, shape (F, 2)
+        The root may split feature ``f`` at ``rank < u`` only for ``root[f, 0] ≤ u < root[f, 1]`` (every
+        threshold, but for one piece of a split search: ``solver.ordered.split``; ``lo ≥ hi``: never);
+        deeper nodes split on every feature at every threshold.
     """
 
     rank: np.ndarray
@@ -71,6 +75,7 @@ class Inputs(NamedTuple):
     key2: np.ndarray
     ty: np.ndarray
     cw: np.ndarray
+    root: np.ndarray
 
 
 class Params(NamedTuple):
