@@ -13,11 +13,20 @@ analyst would accept are cheap to find, and every one of them is a tree of the f
   its rows, ``coarse_ranks``, for ``k`` = 4, 16, 64, 256): a subset of the splits, so its trees are trees of
   the full problem, and a small search that finishes.
 
-**Lower bound.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
-holds for every tree: it is computed once, with CART's tree.
+**Lower bounds.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
+holds for every tree: it is computed once, with CART's tree. The *root-block bound* (``BlockBound``) runs as
+a search of its own, with as much work as the proving search (``BOUND_SHARE``) beside the helpers' share. It
+rests on *superadditivity*: the optima of disjoint row sets add up to at most the optimum
+of their union (the best tree of the union, restricted to each set, is a tree of that set, and a leaf's least
+cost over the union is at least the sum of its least costs over the sets). A depth-``d`` tree is a leaf or
+splits its root on some feature ``f`` at some position of ``f``'s sorted rows; cut those rows into blocks of
+consecutive positions, and the split's two children together hold every block but the one it falls in, so they
+cost at least the sum of the other blocks' depth-``(d-1)`` optima. Blocks of a few hundred rows are small
+searches one depth shallower; once all are solved they merge pairwise, and the bound is the best level's. Needs a depth limit
+and a minimum leaf of one row (a restricted tree may have smaller leaves); a node cost ``cc`` is counted once,
+for the root (the blocks are solved for their leaves alone: a tree costs at least its leaves).
 
-These are the *helper searches*; ``Helpers`` runs them in a fixed order (limited-discrepancy spirit: the
-small, most restricted searches first) with a work allowance each that doubles every round, so a helper
+These are the *helper searches*; ``Helpers`` runs them in a fixed order (in limited-discrepancy spirit: the small, most restricted searches first) with a work allowance each that doubles every round, so a helper
 that does not finish never holds up the next ones. Paused helpers keep their state while they hold at most
 ``HELPER_MEMORY`` bytes; on a large table a paused one is dropped instead and starts afresh in a later round
 with its doubled allowance (so at most twice the work of keeping it). The helpers' share of the time
@@ -46,6 +55,8 @@ STEADY_ROUNDS = 6  # rounds at an equal share whatever they find: a coarse helpe
 MIN_SHARE = 1 / 16  # the least share of the helpers, so that the proof is slowed by at most a sixteenth at length
 HELPER_CELLS = 4_000_000  # features × rows up to which helper searches run (above: CART's tree only)
 HELPER_MEMORY = 256 << 20  # bytes of paused helper searches kept; beyond, a paused one is dropped (restarts later)
+BOUND_SHARE = 1.0  # the root-block bound's work per row of the proving search's (beside the helpers' share)
+BLOCK_ROWS = 256  # rows per block at the root-block bound's first level (then blocks merge pairwise)
 SEED_DEPTH_UNLIMITED = 6  # CART's depth for a search without a depth limit (λ prunes the rest)
 
 
@@ -177,6 +188,95 @@ def equivalent_points_bound(rank, cost):
     return float(sums.min(axis=1).sum())
 
 
+class BlockBound:
+    """The root-block bound (module docstring) of a search at depth ``d``: blocks of each feature's sorted rows.
+
+    Feature ``f``'s sorted rows are cut into ``B`` blocks of consecutive positions (``B`` a power of two, blocks
+    of at least ``first_rows`` rows). A root split on ``f`` falls in one block ``b``: its left child holds every
+    block before ``b`` and its right child every block after, so by superadditivity its children cost at least
+    the sum of the other blocks' depth-``(d-1)`` optima. So every tree costs at least ``min(leaf, cc +
+    min_f (Σ_c lb[f, c] − max_c lb[f, c]))`` for any lower bounds ``lb[f, c]`` of the blocks' optima (leaf costs
+    alone, budget ``nodes − 1``): a block being searched gives its proved bound so far, one not reached 0.
+    Blocks are searched position by position (the first, of each feature in turn, then the second, …: middle
+    blocks first proved slower, their rows mixed); when all are solved, neighbouring
+    blocks merge (``B`` halves), each merged block's bound the larger of its own search's and the sum of its
+    halves' (a bigger block is closer to the child it stands for, but the one left out is bigger too: the
+    bound is the best of the levels); the level of two blocks is the last.
+    """
+
+    name = "root-block bound"
+
+    def __init__(self, rank, order, cost, depth, nodes, cc, first_rows=None):
+        F, N = rank.shape
+        first_rows = BLOCK_ROWS if first_rows is None else first_rows
+        self.rank, self.order, self.cost = rank, order, cost
+        self.depth, self.nodes, self.cc = depth, nodes, float(cc)
+        self.leaf = float(cost.sum(axis=0).min()) if N else 0.0
+        B = 1
+        while N // (2 * B) >= max(1, first_rows):
+            B *= 2
+        self.B = B
+        self.lb = np.zeros((F, B))  # each block's proved bound at the current level
+        self.at = (0, 0)  # (block, feature) searched now
+        self.engine = None
+        self.finished = B < 2 or F == 0 or depth < 1
+        self.work = 0
+        self.allowance = FIRST_ALLOWANCE
+        self.levels_done = 0
+        self.earlier = 0.0  # the best bound of the levels done
+
+    def block(self, f, c):
+        """Return the rows of block ``c`` of feature ``f`` at the current level."""
+        N = self.rank.shape[1]
+        return np.sort(self.order[f, (c * N) // self.B : ((c + 1) * N) // self.B])
+
+    @property
+    def bound(self):
+        return max(self.earlier, self.level_bound())
+
+    def level_bound(self):
+        """The bound of the current level's blocks (a merged level excludes bigger blocks: it may be lower)."""
+        if self.B < 2 or self.rank.shape[0] == 0:
+            return 0.0
+        per_feature = self.lb.sum(axis=1) - self.lb.max(axis=1)
+        return float(max(0.0, min(self.leaf, self.cc + per_feature.min())))
+
+    def step(self, work):
+        """Search the current block for about ``work`` rows."""
+        if self.finished:
+            return
+        c, f = self.at
+        if self.engine is None:
+            rows = self.block(f, c)
+            nodes = None if self.nodes is None else max(0, self.nodes - 1)
+            self.engine = Engine(self.rank[:, rows], self.cost[rows], self.depth - 1, nodes, 0.0)
+        e = self.engine
+        before = e.counters["work"]
+        done = e.step(work)
+        self.work += max(1, e.counters["work"] - before)
+        self.lb[f, c] = max(self.lb[f, c], e.lower_bound)
+        if not done:
+            return
+        self.engine = None
+        F = self.rank.shape[0]
+        f += 1
+        if f == F:
+            f, c = 0, c + 1
+        if c == self.B:  # every block solved: neighbouring blocks merge
+            self.levels_done += 1
+            self.earlier = self.bound
+            if self.B == 2:
+                self.finished = True
+            else:
+                self.B //= 2
+                self.lb = self.lb[:, 0::2] + self.lb[:, 1::2]
+            c = 0
+        self.at = (c, f)
+
+    def state_bytes(self):
+        return 0 if self.engine is None else self.engine.state_bytes()
+
+
 class Helper:
     """One helper search: ``make(upper)`` → (``Engine`` or None when it would add nothing, map to full trees)."""
 
@@ -199,7 +299,10 @@ class Helpers:
         self.share = 1.0  # helpers' work per row of the proving search's; halves after a round without a better tree
         self.gained = False  # a helper found a better tree in this round
         self.list = []
+        self.blocks = None
         F, N = rank.shape
+        if 2 <= depth <= 64 and int(options.get("min_leaf", 1)) <= 1 and N >= 2 * BLOCK_ROWS:
+            self.blocks = BlockBound(rank, order, cost, depth, nodes, cc)  # small searches: any table size
         if depth < 2 or F * N > HELPER_CELLS:
             return
         shallow = list(range(1, min(depth, 4)))
@@ -232,6 +335,20 @@ class Helpers:
             return self._engine(ranks, depth, upper), lambda t: map_splits(t, cuts)
 
         return make
+
+    @property
+    def floor(self):
+        """A proved lower bound on the full problem's optimum from the helpers: the root-block bound's, else 0."""
+        return 0.0 if self.blocks is None else self.blocks.bound
+
+    def bound_due(self, proving_work):
+        """Whether the root-block bound is behind its share (``BOUND_SHARE`` of the proving search's work)."""
+        b = self.blocks
+        return b is not None and not b.finished and b.work < BOUND_SHARE * proving_work
+
+    def step_bound(self, work):
+        """Run the root-block bound for about ``work`` rows."""
+        self.blocks.step(work)
 
     @property
     def active(self):
@@ -277,10 +394,15 @@ class Helpers:
         return found
 
     def state_bytes(self):
-        return sum(h.engine.state_bytes() for h in self.list if h.engine is not None)
+        blocks = 0 if self.blocks is None else self.blocks.state_bytes()
+        return blocks + sum(h.engine.state_bytes() for h in self.list if h.engine is not None)
 
     def describe(self):
         """Return each helper's state: finished, running or waiting."""
-        return {
+        out = {
             h.name: "finished" if h.finished else ("running" if h.engine is not None else "waiting") for h in self.list
         }
+        if self.blocks is not None:
+            b = self.blocks
+            out[b.name] = f"{'finished' if b.finished else 'running'}, blocks of {b.rank.shape[1] // b.B} rows"
+        return out

@@ -119,7 +119,9 @@ class OrderedSearch:
             self._start_helpers()
         self._take_seed()
         h = self.helpers
-        if h is not None and h.active and h.work < h.share * engine.counters["work"]:
+        if h is not None and h.bound_due(engine.counters["work"]):
+            h.step_bound(work)
+        elif h is not None and h.active and h.work < h.share * engine.counters["work"]:
             found = h.step(work, self.best[0])
             if found is not None:
                 self._offer(*found)
@@ -168,12 +170,14 @@ class OrderedSearch:
 
     def _refresh(self):
         engine = self.engine
+        if self.helpers is not None:
+            self.floor = max(self.floor, self.helpers.floor)
         if engine.upper_bound < self.best[0]:  # a finite value is a complete tree's
             self._offer(engine.upper_bound, engine.tree(), "proving search")
         if np.isfinite(self.best[0]):
             self.upper_bound = min(self.upper_bound, self.to_objective(self.best[0]))
         # The proving search's bound holds for min(its optimum, the bound it was told): the best tree held.
-        # The equivalent-points bound holds for every tree.
+        # The equivalent-points and partition bounds hold for every tree.
         engine_lower = min(max(engine.lower_bound, self.floor), self.best[0])
         lower = self.to_objective(engine_lower) if np.isfinite(engine_lower) else self.lower_bound
         self.lower_bound = min(max(self.lower_bound, lower), self.upper_bound)
