@@ -242,9 +242,14 @@ class BlockBound:
         return float(max(0.0, min(self.leaf, self.cc + per_feature.min())))
 
     def step(self, work):
-        """Search the current block for about ``work`` rows."""
-        if self.finished:
-            return
+        """Search blocks for about ``work`` rows (several small ones if need be: the driver sizes its steps by time)."""
+        spent = 0
+        while not self.finished and spent < work:
+            before = self.work
+            self._step(work - spent)
+            spent += self.work - before
+
+    def _step(self, work):
         c, f = self.at
         if self.engine is None:
             rows = self.block(f, c)
@@ -277,6 +282,129 @@ class BlockBound:
         return 0 if self.engine is None else self.engine.state_bytes()
 
 
+def subtrees(tree, depth):
+    """Return (path, subtree, its depth from the root) of every node of a nested tree, deepest first.
+
+    A path is a tuple of 0 (below) and 1 (above). Leaves count: a leaf above the depth limit may grow.
+    """
+    out, stack = [], [((), tree)]
+    while stack:
+        path, t = stack.pop()
+        out.append((path, t, len(path)))
+        if len(t) == 4:
+            stack.append((path + (0,), t[2]))
+            stack.append((path + (1,), t[3]))
+    return sorted(out, key=lambda x: -x[2])
+
+
+def replace_at(tree, path, new):
+    """Return ``tree`` with the subtree at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    f, u, below, above = tree
+    if path[0] == 0:
+        return (f, u, replace_at(below, path[1:], new), above)
+    return (f, u, below, replace_at(above, path[1:], new))
+
+
+def rows_at(tree, path, rank):
+    """Return the rows (sorted) that reach the node at ``path``."""
+    rows = np.arange(rank.shape[1])
+    for side in path:
+        f, u, below, above = tree
+        go = rank[f, rows] < u
+        rows, tree = (rows[go], below) if side == 0 else (rows[~go], above)
+    return rows
+
+
+class Refiner:
+    """Re-solves each subtree of the best tree held, exactly at the depth left to it, deepest subtrees first.
+
+    A subtree rooted at depth ``k`` (a leaf included) is replaced by the optimum over every threshold of
+    depth ``D − k`` for the rows reaching it (with the node budget the rest of the tree leaves), searched
+    below the subtree's own cost: what it finds is strictly better, and the tree held improves by the
+    difference. The subtrees of depth two are cheap and come first; the root (the full problem) is not
+    re-solved. A tree from a coarse search or CART's gains most: its deep splits move to the best
+    thresholds. Each time the tree held changes, the refiner starts again from that tree.
+    """
+
+    name = "refine the best tree"
+
+    def __init__(self, rank, cost, depth, nodes, cc, options):
+        self.rank, self.cost, self.depth, self.nodes, self.cc = rank, cost, depth, nodes, cc
+        self.options = options
+        self.base = None  # the tree refined
+        self.queue = []
+        self.current = None  # (path, subtree value) of the engine's subproblem
+        self.engine = None
+        self.finished = True
+        self.work = 0
+        self.allowance = FIRST_ALLOWANCE
+
+    def follow(self, tree):
+        """Refine ``tree`` from now on (when it is not the one refined already)."""
+        if tree is None or tree is self.base:
+            return
+        self.base = tree
+        self.engine, self.current = None, None
+        self.queue = [(p, t) for p, t, k in subtrees(tree, self.depth) if 0 < k and self.depth - k >= 2]
+        self.finished = not self.queue
+
+    def step(self, work, upper):
+        """Search for about ``work`` rows; return (value, full tree) of a better tree as soon as found, or None.
+
+        Several small subproblems run in one call if need be: the driver sizes its steps by their time.
+        """
+        spent = 0
+        while not self.finished and spent < work:
+            before = self.work
+            found = self._step(work - spent, upper)
+            spent += max(1, self.work - before)
+            if found is not None:
+                return found
+        return None
+
+    def _step(self, work, upper):
+        while self.engine is None:
+            if not self.queue:
+                self.finished = True
+                return None
+            path, sub = self.queue.pop(0)
+            rows = rows_at(self.base, path, self.rank)
+            if len(rows) < 2:
+                continue
+            value = _cost_on(sub, self.rank, self.cost, self.cc, rows)
+            budget = None
+            if self.nodes < 1 << 39:
+                budget = self.nodes - (branching(self.base) - branching(sub))
+            depth = self.depth - len(path)
+            self.engine = Engine(
+                self.rank[:, rows], self.cost[rows], depth, budget, self.cc, upper=value, **self.options
+            )
+            self.current = (path, value)
+        e = self.engine
+        before = e.counters["work"]
+        done = e.step(work)
+        self.work += max(1, e.counters["work"] - before)
+        if not done:
+            return None
+        path, old = self.current
+        self.engine, self.current = None, None
+        if not e.found:
+            return None
+        better = replace_at(self.base, path, e.tree())
+        return _cost_on(better, self.rank, self.cost, self.cc, np.arange(self.rank.shape[1])), better
+
+
+def _cost_on(tree, rank, cost, cc, rows):
+    """Return the cost of a nested tree on ``rows``: its leaves' labels' costs, plus cc per branching node."""
+    if len(tree) == 1:
+        return float(cost[rows, tree[0]].sum())
+    f, u, below, above = tree
+    go = rank[f, rows] < u
+    return cc + _cost_on(below, rank, cost, cc, rows[go]) + _cost_on(above, rank, cost, cc, rows[~go])
+
+
 class Helper:
     """One helper search: ``make(upper)`` → (``Engine`` or None when it would add nothing, map to full trees)."""
 
@@ -305,6 +433,10 @@ class Helpers:
             self.blocks = BlockBound(rank, order, cost, depth, nodes, cc)  # small searches: any table size
         if depth < 2 or F * N > HELPER_CELLS:
             return
+        self.refiner = None
+        if depth >= 3:
+            self.refiner = Refiner(rank, cost, depth, nodes, cc, self.options)
+            self.list.append(self.refiner)
         shallow = list(range(1, min(depth, 4)))
         coarse = list(COARSE_BINS)
         while shallow or coarse:  # depth 1, 4 bins, depth 2, 16 bins, depth 3, 64 bins, 256 bins
@@ -354,8 +486,13 @@ class Helpers:
     def active(self):
         return any(not h.finished for h in self.list)
 
-    def step(self, work, upper):
-        """Run the next helper for about ``work`` rows; return (value, full tree, its name) of a better tree, or None."""
+    def step(self, work, upper, tree=None):
+        """Run the next helper for about ``work`` rows; return (value, full tree, its name) of a better tree, or None.
+
+        ``tree``: the best tree held (worth ``upper``), for the refiner.
+        """
+        if self.refiner is not None:
+            self.refiner.follow(tree)
         pending = [h for h in self.list if not h.finished]
         if not pending:
             return None
@@ -368,6 +505,14 @@ class Helpers:
             if not self.gained and h.allowance > FIRST_ALLOWANCE << STEADY_ROUNDS:
                 self.share = max(MIN_SHARE, self.share / 2)
             self.gained = False
+        if isinstance(h, Refiner):
+            before = h.work
+            found = h.step(work, upper)
+            self.work += h.work - before
+            if found is not None and found[0] < upper:
+                self.gained = True
+                return found[0], found[1], h.name
+            return None
         if h.engine is None:
             live = [g for g in self.list if g.engine is not None]
             if live and self.state_bytes() > self.memory:
