@@ -12,6 +12,9 @@ analyst would accept are cheap to find, and every one of them is a tree of the f
 * **Coarse optima**: the same search at the full depth over a few thresholds per column (the ``k``-quantiles of
   its rows, ``coarse_ranks``, for ``k`` = 4, 16, 64, 256): a subset of the splits, so its trees are trees of
   the full problem, and a small search that finishes.
+* **The refiner** (``Refiner``): each subtree of the best tree held, re-solved exactly at the depth left to it
+  for the rows reaching it (deepest first, never the root): a coarse or greedy tree's deep splits move to
+  their best thresholds.
 
 **Lower bounds.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
 holds for every tree: it is computed once, with CART's tree. The *root-block bound* (``BlockBound``) runs as

@@ -3,7 +3,8 @@
 A search told a tree's value (``upper``, ``tighten``) finds the optimum when it is below, or proves that there
 is none below; CART's tree and the helper searches (shallower depths, a few thresholds per column) give trees
 of the full problem; and the best tree held never worsens, is never worse than CART's once that is grown, nor
-than a shallower optimum once that is proved, and ends as the brute-force optimum.
+than a shallower optimum once that is proved, and ends as the brute-force optimum. The refiner leaves every
+subtree below the root optimal for its rows; the root-block bound stays below every optimum and only rises.
 """
 
 import numpy as np
@@ -191,3 +192,28 @@ def test_the_root_block_bound_rises_stays_below_every_optimum_and_its_last_level
         ]
         expected = min(cost.sum(axis=0).min(), cc + min(min(pair) for pair in halves))
         assert bound.level_bound() == pytest.approx(expected, abs=1e-9) and bound.bound >= expected - 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiny(), st.integers(3, 4), st.integers(1, 40))
+def test_the_refiner_leaves_every_subtree_below_the_root_optimal_for_its_rows(case, depth, work):
+    rank, cost, _, _, cc, min_leaf, _ = case
+    rank, cost = np.asarray(rank), np.asarray(cost, dtype=float)
+    groups = cost.argmin(axis=1)
+    seed = anytime.seed_tree(rank, cost, groups, np.ones(len(groups)), depth, (1 << depth) - 1, cc, min_leaf)
+    if seed is None:
+        return
+    value, tree = seed
+    refiner = anytime.Refiner(rank, cost, depth, 1 << 40, cc, {"min_leaf": min_leaf})
+    refiner.follow(tree)
+    while not refiner.finished:
+        found = refiner.step(work, value)
+        if found is not None:
+            assert found[0] < value - 1e-9 and tree_cost(found[1], rank, cost, cc) == pytest.approx(found[0])
+            value, tree = found
+            refiner.follow(tree)
+    for path, sub, k in anytime.subtrees(tree, depth):
+        if k > 0 and depth - k >= 2:
+            rows = anytime.rows_at(tree, path, rank)
+            best = oracle.best(rank[:, rows], cost[rows], depth - k, None, cc, min_leaf)
+            assert tree_cost(sub, rank, cost, cc, rows) == pytest.approx(best, abs=1e-9)
