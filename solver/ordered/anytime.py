@@ -437,9 +437,8 @@ class Helpers:
         if depth < 2 or F * N > HELPER_CELLS:
             return
         self.refiner = None
-        if depth >= 3:
+        if depth >= 3:  # (not in ``list``: it takes half the helpers' work whenever it has work, see ``step``)
             self.refiner = Refiner(rank, cost, depth, nodes, cc, self.options)
-            self.list.append(self.refiner)
         shallow = list(range(1, min(depth, 4)))
         coarse = list(COARSE_BINS)
         while shallow or coarse:  # depth 1, 4 bins, depth 2, 16 bins, depth 3, 64 bins, 256 bins
@@ -487,15 +486,27 @@ class Helpers:
 
     @property
     def active(self):
-        return any(not h.finished for h in self.list)
+        refining = self.refiner is not None and not self.refiner.finished
+        return refining or any(not h.finished for h in self.list)
 
     def step(self, work, upper, tree=None):
         """Run the next helper for about ``work`` rows; return (value, full tree, its name) of a better tree, or None.
 
         ``tree``: the best tree held (worth ``upper``), for the refiner.
         """
-        if self.refiner is not None:
-            self.refiner.follow(tree)
+        r = self.refiner
+        if r is not None:
+            r.follow(tree)
+            if not r.finished and r.work <= self.work - r.work:
+                # The refiner, whenever it has work, takes half the helpers' work: it is the cheapest way to
+                # improve a new tree (eeg at depth 4: 3,303 errors to 3,090 in 14 s), so it does not wait its turn.
+                before = r.work
+                found = r.step(work, upper)
+                self.work += r.work - before
+                if found is not None and found[0] < upper:
+                    self.gained = True
+                    return found[0], found[1], r.name
+                return None
         pending = [h for h in self.list if not h.finished]
         if not pending:
             return None
@@ -508,14 +519,6 @@ class Helpers:
             if not self.gained and h.allowance > FIRST_ALLOWANCE << STEADY_ROUNDS:
                 self.share = max(MIN_SHARE, self.share / 2)
             self.gained = False
-        if isinstance(h, Refiner):
-            before = h.work
-            found = h.step(work, upper)
-            self.work += h.work - before
-            if found is not None and found[0] < upper:
-                self.gained = True
-                return found[0], found[1], h.name
-            return None
         if h.engine is None:
             live = [g for g in self.list if g.engine is not None]
             if live and self.state_bytes() > self.memory:
@@ -543,6 +546,7 @@ class Helpers:
 
     def state_bytes(self):
         blocks = 0 if self.blocks is None else self.blocks.state_bytes()
+        blocks += 0 if self.refiner is None or self.refiner.engine is None else self.refiner.engine.state_bytes()
         return blocks + sum(h.engine.state_bytes() for h in self.list if h.engine is not None)
 
     def describe(self):
@@ -550,6 +554,8 @@ class Helpers:
         out = {
             h.name: "finished" if h.finished else ("running" if h.engine is not None else "waiting") for h in self.list
         }
+        if self.refiner is not None:
+            out[self.refiner.name] = "waiting for a new tree" if self.refiner.finished else "running"
         if self.blocks is not None:
             b = self.blocks
             out[b.name] = f"{'finished' if b.finished else 'running'}, blocks of {b.rank.shape[1] // b.B} rows"
