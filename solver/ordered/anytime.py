@@ -12,12 +12,24 @@ analyst would accept are cheap to find, and every one of them is a tree of the f
 * **Coarse optima**: the same search at the full depth over a few thresholds per column (the ``k``-quantiles of
   its rows, ``coarse_ranks``, for ``k`` = 4, 16, 64, 256): a subset of the splits, so its trees are trees of
   the full problem, and a small search that finishes.
+* **The refiner** (``Refiner``): each subtree of the best tree held, re-solved exactly at the depth left to it
+  for the rows reaching it (deepest first, never the root): a coarse or greedy tree's deep splits move to
+  their best thresholds.
 
-**Lower bound.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
-holds for every tree: it is computed once, with CART's tree.
+**Lower bounds.** Beside the proving search's own bound, the equivalent-points bound (``equivalent_points_bound``)
+holds for every tree: it is computed once, with CART's tree. The *root-block bound* (``BlockBound``) runs as
+a search of its own, with as much work as the proving search (``BOUND_SHARE``) beside the helpers' share. It
+rests on *superadditivity*: the optima of disjoint row sets add up to at most the optimum
+of their union (the best tree of the union, restricted to each set, is a tree of that set, and a leaf's least
+cost over the union is at least the sum of its least costs over the sets). A depth-``d`` tree is a leaf or
+splits its root on some feature ``f`` at some position of ``f``'s sorted rows; cut those rows into blocks of
+consecutive positions, and the split's two children together hold every block but the one it falls in, so they
+cost at least the sum of the other blocks' depth-``(d-1)`` optima. Blocks of a few hundred rows are small
+searches one depth shallower; once all are solved they merge pairwise, and the bound is the best level's. Needs a depth limit
+and a minimum leaf of one row (a restricted tree may have smaller leaves); a node cost ``cc`` is counted once,
+for the root (the blocks are solved for their leaves alone: a tree costs at least its leaves).
 
-These are the *helper searches*; ``Helpers`` runs them in a fixed order (limited-discrepancy spirit: the
-small, most restricted searches first) with a work allowance each that doubles every round, so a helper
+These are the *helper searches*; ``Helpers`` runs them in a fixed order (in limited-discrepancy spirit: the small, most restricted searches first) with a work allowance each that doubles every round, so a helper
 that does not finish never holds up the next ones. Paused helpers keep their state while they hold at most
 ``HELPER_MEMORY`` bytes; on a large table a paused one is dropped instead and starts afresh in a later round
 with its doubled allowance (so at most twice the work of keeping it). The helpers' share of the time
@@ -46,6 +58,8 @@ STEADY_ROUNDS = 6  # rounds at an equal share whatever they find: a coarse helpe
 MIN_SHARE = 1 / 16  # the least share of the helpers, so that the proof is slowed by at most a sixteenth at length
 HELPER_CELLS = 4_000_000  # features × rows up to which helper searches run (above: CART's tree only)
 HELPER_MEMORY = 256 << 20  # bytes of paused helper searches kept; beyond, a paused one is dropped (restarts later)
+BOUND_SHARE = 1.0  # the root-block bound's work per row of the proving search's (beside the helpers' share)
+BLOCK_ROWS = 256  # rows per block at the root-block bound's first level (then blocks merge pairwise)
 SEED_DEPTH_UNLIMITED = 6  # CART's depth for a search without a depth limit (λ prunes the rest)
 
 
@@ -177,6 +191,223 @@ def equivalent_points_bound(rank, cost):
     return float(sums.min(axis=1).sum())
 
 
+class BlockBound:
+    """The root-block bound (module docstring) of a search at depth ``d``: blocks of each feature's sorted rows.
+
+    Feature ``f``'s sorted rows are cut into ``B`` blocks of consecutive positions (``B`` a power of two, blocks
+    of at least ``first_rows`` rows). A root split on ``f`` falls in one block ``b``: its left child holds every
+    block before ``b`` and its right child every block after, so by superadditivity its children cost at least
+    the sum of the other blocks' depth-``(d-1)`` optima. So every tree costs at least ``min(leaf, cc +
+    min_f (Σ_c lb[f, c] − max_c lb[f, c]))`` for any lower bounds ``lb[f, c]`` of the blocks' optima (leaf costs
+    alone, budget ``nodes − 1``): a block being searched gives its proved bound so far, one not reached 0.
+    Blocks are searched position by position (the first, of each feature in turn, then the second, …: middle
+    blocks first proved slower, their rows mixed); when all are solved, neighbouring
+    blocks merge (``B`` halves), each merged block's bound the larger of its own search's and the sum of its
+    halves' (a bigger block is closer to the child it stands for, but the one left out is bigger too: the
+    bound is the best of the levels); the level of two blocks is the last.
+    """
+
+    name = "root-block bound"
+
+    def __init__(self, rank, order, cost, depth, nodes, cc, first_rows=None):
+        F, N = rank.shape
+        first_rows = BLOCK_ROWS if first_rows is None else first_rows
+        self.rank, self.order, self.cost = rank, order, cost
+        self.depth, self.nodes, self.cc = depth, nodes, float(cc)
+        self.leaf = float(cost.sum(axis=0).min()) if N else 0.0
+        B = 1
+        while N // (2 * B) >= max(1, first_rows):
+            B *= 2
+        self.B = B
+        self.lb = np.zeros((F, B))  # each block's proved bound at the current level
+        self.at = (0, 0)  # (block, feature) searched now
+        self.engine = None
+        self.finished = B < 2 or F == 0 or depth < 1
+        self.work = 0
+        self.allowance = FIRST_ALLOWANCE
+        self.levels_done = 0
+        self.earlier = 0.0  # the best bound of the levels done
+
+    def block(self, f, c):
+        """Return the rows of block ``c`` of feature ``f`` at the current level."""
+        N = self.rank.shape[1]
+        return np.sort(self.order[f, (c * N) // self.B : ((c + 1) * N) // self.B])
+
+    @property
+    def bound(self):
+        return max(self.earlier, self.level_bound())
+
+    def level_bound(self):
+        """The bound of the current level's blocks (a merged level excludes bigger blocks: it may be lower)."""
+        if self.B < 2 or self.rank.shape[0] == 0:
+            return 0.0
+        per_feature = self.lb.sum(axis=1) - self.lb.max(axis=1)
+        return float(max(0.0, min(self.leaf, self.cc + per_feature.min())))
+
+    def step(self, work):
+        """Search blocks for about ``work`` rows (several small ones if need be: the driver sizes its steps by time)."""
+        spent = 0
+        while not self.finished and spent < work:
+            before = self.work
+            self._step(work - spent)
+            spent += self.work - before
+
+    def _step(self, work):
+        c, f = self.at
+        if self.engine is None:
+            rows = self.block(f, c)
+            nodes = None if self.nodes is None else max(0, self.nodes - 1)
+            self.engine = Engine(self.rank[:, rows], self.cost[rows], self.depth - 1, nodes, 0.0)
+        e = self.engine
+        before = e.counters["work"]
+        done = e.step(work)
+        self.work += max(1, e.counters["work"] - before)
+        self.lb[f, c] = max(self.lb[f, c], e.lower_bound)
+        if not done:
+            return
+        self.engine = None
+        F = self.rank.shape[0]
+        f += 1
+        if f == F:
+            f, c = 0, c + 1
+        if c == self.B:  # every block solved: neighbouring blocks merge
+            self.levels_done += 1
+            self.earlier = self.bound
+            if self.B == 2:
+                self.finished = True
+            else:
+                self.B //= 2
+                self.lb = self.lb[:, 0::2] + self.lb[:, 1::2]
+            c = 0
+        self.at = (c, f)
+
+    def state_bytes(self):
+        return 0 if self.engine is None else self.engine.state_bytes()
+
+
+def subtrees(tree, depth):
+    """Return (path, subtree, its depth from the root) of every node of a nested tree, deepest first.
+
+    A path is a tuple of 0 (below) and 1 (above). Leaves count: a leaf above the depth limit may grow.
+    """
+    out, stack = [], [((), tree)]
+    while stack:
+        path, t = stack.pop()
+        out.append((path, t, len(path)))
+        if len(t) == 4:
+            stack.append((path + (0,), t[2]))
+            stack.append((path + (1,), t[3]))
+    return sorted(out, key=lambda x: -x[2])
+
+
+def replace_at(tree, path, new):
+    """Return ``tree`` with the subtree at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    f, u, below, above = tree
+    if path[0] == 0:
+        return (f, u, replace_at(below, path[1:], new), above)
+    return (f, u, below, replace_at(above, path[1:], new))
+
+
+def rows_at(tree, path, rank):
+    """Return the rows (sorted) that reach the node at ``path``."""
+    rows = np.arange(rank.shape[1])
+    for side in path:
+        f, u, below, above = tree
+        go = rank[f, rows] < u
+        rows, tree = (rows[go], below) if side == 0 else (rows[~go], above)
+    return rows
+
+
+class Refiner:
+    """Re-solves each subtree of the best tree held, exactly at the depth left to it, deepest subtrees first.
+
+    A subtree rooted at depth ``k`` (a leaf included) is replaced by the optimum over every threshold of
+    depth ``D − k`` for the rows reaching it (with the node budget the rest of the tree leaves), searched
+    below the subtree's own cost: what it finds is strictly better, and the tree held improves by the
+    difference. The subtrees of depth two are cheap and come first; the root (the full problem) is not
+    re-solved. A tree from a coarse search or CART's gains most: its deep splits move to the best
+    thresholds. Each time the tree held changes, the refiner starts again from that tree.
+    """
+
+    name = "refine the best tree"
+
+    def __init__(self, rank, cost, depth, nodes, cc, options):
+        self.rank, self.cost, self.depth, self.nodes, self.cc = rank, cost, depth, nodes, cc
+        self.options = options
+        self.base = None  # the tree refined
+        self.queue = []
+        self.current = None  # (path, subtree value) of the engine's subproblem
+        self.engine = None
+        self.finished = True
+        self.work = 0
+        self.allowance = FIRST_ALLOWANCE
+
+    def follow(self, tree):
+        """Refine ``tree`` from now on (when it is not the one refined already)."""
+        if tree is None or tree is self.base:
+            return
+        self.base = tree
+        self.engine, self.current = None, None
+        self.queue = [(p, t) for p, t, k in subtrees(tree, self.depth) if 0 < k and self.depth - k >= 2]
+        self.finished = not self.queue
+
+    def step(self, work, upper):
+        """Search for about ``work`` rows; return (value, full tree) of a better tree as soon as found, or None.
+
+        Several small subproblems run in one call if need be: the driver sizes its steps by their time.
+        """
+        spent = 0
+        while not self.finished and spent < work:
+            before = self.work
+            found = self._step(work - spent, upper)
+            spent += max(1, self.work - before)
+            if found is not None:
+                return found
+        return None
+
+    def _step(self, work, upper):
+        while self.engine is None:
+            if not self.queue:
+                self.finished = True
+                return None
+            path, sub = self.queue.pop(0)
+            rows = rows_at(self.base, path, self.rank)
+            if len(rows) < 2:
+                continue
+            value = _cost_on(sub, self.rank, self.cost, self.cc, rows)
+            budget = None
+            if self.nodes < 1 << 39:
+                budget = self.nodes - (branching(self.base) - branching(sub))
+            depth = self.depth - len(path)
+            self.engine = Engine(
+                self.rank[:, rows], self.cost[rows], depth, budget, self.cc, upper=value, **self.options
+            )
+            self.current = (path, value)
+        e = self.engine
+        before = e.counters["work"]
+        done = e.step(work)
+        self.work += max(1, e.counters["work"] - before)
+        if not done:
+            return None
+        path, old = self.current
+        self.engine, self.current = None, None
+        if not e.found:
+            return None
+        better = replace_at(self.base, path, e.tree())
+        return _cost_on(better, self.rank, self.cost, self.cc, np.arange(self.rank.shape[1])), better
+
+
+def _cost_on(tree, rank, cost, cc, rows):
+    """Return the cost of a nested tree on ``rows``: its leaves' labels' costs, plus cc per branching node."""
+    if len(tree) == 1:
+        return float(cost[rows, tree[0]].sum())
+    f, u, below, above = tree
+    go = rank[f, rows] < u
+    return cc + _cost_on(below, rank, cost, cc, rows[go]) + _cost_on(above, rank, cost, cc, rows[~go])
+
+
 class Helper:
     """One helper search: ``make(upper)`` → (``Engine`` or None when it would add nothing, map to full trees)."""
 
@@ -199,9 +430,15 @@ class Helpers:
         self.share = 1.0  # helpers' work per row of the proving search's; halves after a round without a better tree
         self.gained = False  # a helper found a better tree in this round
         self.list = []
+        self.blocks = None
         F, N = rank.shape
+        if 2 <= depth <= 64 and int(options.get("min_leaf", 1)) <= 1 and N >= 2 * BLOCK_ROWS:
+            self.blocks = BlockBound(rank, order, cost, depth, nodes, cc)  # small searches: any table size
         if depth < 2 or F * N > HELPER_CELLS:
             return
+        self.refiner = None
+        if depth >= 3:  # (not in ``list``: it takes half the helpers' work whenever it has work, see ``step``)
+            self.refiner = Refiner(rank, cost, depth, nodes, cc, self.options)
         shallow = list(range(1, min(depth, 4)))
         coarse = list(COARSE_BINS)
         while shallow or coarse:  # depth 1, 4 bins, depth 2, 16 bins, depth 3, 64 bins, 256 bins
@@ -234,11 +471,42 @@ class Helpers:
         return make
 
     @property
-    def active(self):
-        return any(not h.finished for h in self.list)
+    def floor(self):
+        """A proved lower bound on the full problem's optimum from the helpers: the root-block bound's, else 0."""
+        return 0.0 if self.blocks is None else self.blocks.bound
 
-    def step(self, work, upper):
-        """Run the next helper for about ``work`` rows; return (value, full tree, its name) of a better tree, or None."""
+    def bound_due(self, proving_work):
+        """Whether the root-block bound is behind its share (``BOUND_SHARE`` of the proving search's work)."""
+        b = self.blocks
+        return b is not None and not b.finished and b.work < BOUND_SHARE * proving_work
+
+    def step_bound(self, work):
+        """Run the root-block bound for about ``work`` rows."""
+        self.blocks.step(work)
+
+    @property
+    def active(self):
+        refining = self.refiner is not None and not self.refiner.finished
+        return refining or any(not h.finished for h in self.list)
+
+    def step(self, work, upper, tree=None):
+        """Run the next helper for about ``work`` rows; return (value, full tree, its name) of a better tree, or None.
+
+        ``tree``: the best tree held (worth ``upper``), for the refiner.
+        """
+        r = self.refiner
+        if r is not None:
+            r.follow(tree)
+            if not r.finished and r.work <= self.work - r.work:
+                # The refiner, whenever it has work, takes half the helpers' work: it is the cheapest way to
+                # improve a new tree (eeg at depth 4: 3,303 errors to 3,090 in 14 s), so it does not wait its turn.
+                before = r.work
+                found = r.step(work, upper)
+                self.work += r.work - before
+                if found is not None and found[0] < upper:
+                    self.gained = True
+                    return found[0], found[1], r.name
+                return None
         pending = [h for h in self.list if not h.finished]
         if not pending:
             return None
@@ -277,10 +545,18 @@ class Helpers:
         return found
 
     def state_bytes(self):
-        return sum(h.engine.state_bytes() for h in self.list if h.engine is not None)
+        blocks = 0 if self.blocks is None else self.blocks.state_bytes()
+        blocks += 0 if self.refiner is None or self.refiner.engine is None else self.refiner.engine.state_bytes()
+        return blocks + sum(h.engine.state_bytes() for h in self.list if h.engine is not None)
 
     def describe(self):
         """Return each helper's state: finished, running or waiting."""
-        return {
+        out = {
             h.name: "finished" if h.finished else ("running" if h.engine is not None else "waiting") for h in self.list
         }
+        if self.refiner is not None:
+            out[self.refiner.name] = "waiting for a new tree" if self.refiner.finished else "running"
+        if self.blocks is not None:
+            b = self.blocks
+            out[b.name] = f"{'finished' if b.finished else 'running'}, blocks of {b.rank.shape[1] // b.B} rows"
+        return out

@@ -118,15 +118,34 @@ class OrderedSearch:
         if self.use_helpers and not engine.done and engine.counters["work"] >= HELPERS_AFTER:
             self._start_helpers()
         self._take_seed()
-        h = self.helpers
-        if h is not None and h.active and h.work < h.share * engine.counters["work"]:
-            found = h.step(work, self.best[0])
-            if found is not None:
-                self._offer(*found)
-        else:
-            engine.step(work)
-        self._refresh()
+        # One step does about ``work`` rows whoever does them: a helper that returns early (it found a tree, or
+        # finished) leaves the rest to the next one, so the driver, which sizes its steps by their time, is not
+        # misled into steps of seconds.
+        spent = 0
+        while spent < work and not engine.done:
+            before = self._work_done()
+            h = self.helpers
+            if h is not None and h.refiner is not None:
+                h.refiner.follow(self.best[1])  # a new tree held: the refiner has work again
+            if h is not None and h.bound_due(engine.counters["work"]):
+                h.step_bound(work - spent)
+            elif h is not None and h.active and h.work < h.share * engine.counters["work"]:
+                found = h.step(work - spent, self.best[0], self.best[1])
+                if found is not None:
+                    self._offer(*found)
+            else:
+                engine.step(work - spent)
+            self._refresh()
+            spent += max(1, self._work_done() - before)
         return engine.done
+
+    def _work_done(self):
+        """Rows visited by every search of this run: the proving one, the helpers, the root-block bound."""
+        h = self.helpers
+        done = self.engine.counters["work"]
+        if h is not None:
+            done += h.work + (h.blocks.work if h.blocks is not None else 0)
+        return done
 
     def _start_helpers(self):
         if self.helpers is not None:
@@ -168,12 +187,14 @@ class OrderedSearch:
 
     def _refresh(self):
         engine = self.engine
+        if self.helpers is not None:
+            self.floor = max(self.floor, self.helpers.floor)
         if engine.upper_bound < self.best[0]:  # a finite value is a complete tree's
             self._offer(engine.upper_bound, engine.tree(), "proving search")
         if np.isfinite(self.best[0]):
             self.upper_bound = min(self.upper_bound, self.to_objective(self.best[0]))
         # The proving search's bound holds for min(its optimum, the bound it was told): the best tree held.
-        # The equivalent-points bound holds for every tree.
+        # The equivalent-points and partition bounds hold for every tree.
         engine_lower = min(max(engine.lower_bound, self.floor), self.best[0])
         lower = self.to_objective(engine_lower) if np.isfinite(engine_lower) else self.lower_bound
         self.lower_bound = min(max(self.lower_bound, lower), self.upper_bound)

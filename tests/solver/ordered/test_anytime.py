@@ -3,7 +3,8 @@
 A search told a tree's value (``upper``, ``tighten``) finds the optimum when it is below, or proves that there
 is none below; CART's tree and the helper searches (shallower depths, a few thresholds per column) give trees
 of the full problem; and the best tree held never worsens, is never worse than CART's once that is grown, nor
-than a shallower optimum once that is proved, and ends as the brute-force optimum.
+than a shallower optimum once that is proved, and ends as the brute-force optimum. The refiner leaves every
+subtree below the root optimal for its rows; the root-block bound stays below every optimum and only rises.
 """
 
 import numpy as np
@@ -108,8 +109,9 @@ def test_the_seed_is_a_tree_of_the_budget_no_worse_than_cart(case):
 def test_the_incumbent_never_worsens_and_is_never_worse_than_cart_or_a_proved_shallower_optimum(
     problem, depth, budgets
 ):
-    old = ordered_search.HELPERS_AFTER, ordered_search.WORK_PER_UNIT
+    old = ordered_search.HELPERS_AFTER, ordered_search.WORK_PER_UNIT, anytime.BLOCK_ROWS
     ordered_search.HELPERS_AFTER, ordered_search.WORK_PER_UNIT = 0, 1  # helpers from the start, tiny steps
+    anytime.BLOCK_ROWS = 3  # the root-block bound on tiny tables too
     try:
         config = STREED.clean({"max_depth": depth, "threshold_search": "ordered"})
         search = make_search(problem, config)
@@ -145,7 +147,7 @@ def test_the_incumbent_never_worsens_and_is_never_worse_than_cart_or_a_proved_sh
         model = search.best_model()
         assert model.n_leaves == shape(search.best[1])[1] + 1
     finally:
-        ordered_search.HELPERS_AFTER, ordered_search.WORK_PER_UNIT = old
+        ordered_search.HELPERS_AFTER, ordered_search.WORK_PER_UNIT, anytime.BLOCK_ROWS = old
 
 
 @settings(max_examples=200, deadline=None)
@@ -161,3 +163,57 @@ def test_the_equivalent_points_bound_is_below_every_optimum_and_reached_without_
     for r in range(rank.shape[1]):  # the same bound by a dictionary of rows
         groups.setdefault(tuple(rank[:, r]), []).append(r)
     assert bound == pytest.approx(sum(cost[rows].sum(axis=0).min() for rows in groups.values()), abs=1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tiny(), st.integers(1, 4), st.integers(1, 40))
+def test_the_root_block_bound_rises_stays_below_every_optimum_and_its_last_level_is_the_halves_bound(
+    case, first_rows, work
+):
+    rank, cost, depth, nodes, cc, _, _ = case
+    rank, cost = np.asarray(rank), np.asarray(cost, dtype=float)
+    optimum = oracle.best(rank, cost, depth, nodes, cc, 1)
+    order = np.argsort(rank, axis=1, kind="stable").astype(np.int32)
+    bound = anytime.BlockBound(rank, order, cost, depth, nodes, cc, first_rows=first_rows)
+    before = 0.0
+    while not bound.finished:
+        bound.step(work)
+        assert before - 1e-9 <= bound.bound <= optimum + 1e-9
+        before = bound.bound
+    if bound.levels_done:  # the last level: each feature's two halves, each solved to its optimum one depth down
+        F, N = rank.shape
+        budget = None if nodes is None else max(0, nodes - 1)
+        halves = [
+            [
+                oracle.best(rank[:, h], cost[h], depth - 1, budget, 0.0, 1)
+                for h in (order[f, : N // 2], order[f, N // 2 :])
+            ]
+            for f in range(F)
+        ]
+        expected = min(cost.sum(axis=0).min(), cc + min(min(pair) for pair in halves))
+        assert bound.level_bound() == pytest.approx(expected, abs=1e-9) and bound.bound >= expected - 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiny(), st.integers(3, 4), st.integers(1, 40))
+def test_the_refiner_leaves_every_subtree_below_the_root_optimal_for_its_rows(case, depth, work):
+    rank, cost, _, _, cc, min_leaf, _ = case
+    rank, cost = np.asarray(rank), np.asarray(cost, dtype=float)
+    groups = cost.argmin(axis=1)
+    seed = anytime.seed_tree(rank, cost, groups, np.ones(len(groups)), depth, (1 << depth) - 1, cc, min_leaf)
+    if seed is None:
+        return
+    value, tree = seed
+    refiner = anytime.Refiner(rank, cost, depth, 1 << 40, cc, {"min_leaf": min_leaf})
+    refiner.follow(tree)
+    while not refiner.finished:
+        found = refiner.step(work, value)
+        if found is not None:
+            assert found[0] < value - 1e-9 and tree_cost(found[1], rank, cost, cc) == pytest.approx(found[0])
+            value, tree = found
+            refiner.follow(tree)
+    for path, sub, k in anytime.subtrees(tree, depth):
+        if k > 0 and depth - k >= 2:
+            rows = anytime.rows_at(tree, path, rank)
+            best = oracle.best(rank[:, rows], cost[rows], depth - k, None, cc, min_leaf)
+            assert tree_cost(sub, rank, cost, cc, rows) == pytest.approx(best, abs=1e-9)
