@@ -16,7 +16,7 @@ import numpy as np
 from solver.api import ProblemError
 from solver.models import LEAF
 from solver.rashomon import report
-from solver.rashomon.graph import Builder, UNLIMITED
+from solver.rashomon.graph import Builder, KernelBuilder, Overflow, UNLIMITED
 from solver.rashomon.objective import exact, make_rows, round_half_up
 from solver.rashomon.params import SOUND_BOUNDS
 from solver.rashomon.sets import TreeSet
@@ -53,6 +53,30 @@ def warmup():
     from solver.gosdt.search import warmup as warm_gosdt
 
     warm_gosdt()
+    warmup_set()
+
+
+def warmup_set():
+    """Compile (or load from the kernel cache) the set's graph kernels on a tiny problem, arrays grown on the way."""
+    from solver.problem import Problem
+    from solver.rashomon.params import ALGORITHM
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(40, 4)).astype(np.uint8)
+    problem = Problem(
+        X=X,
+        features=[{"kind": "binary", "column": f"x{j}"} for j in range(4)],
+        y=rng.integers(0, 2, 40),
+        classes=["0", "1"],
+    )
+    for permutation in (True, False):
+        config = ALGORITHM.clean({"regularization": 0.01, "max_depth": 3, "use_leaf_permutation_bound": permutation})
+        rows = make_rows(problem, config)
+        builder = KernelBuilder(rows, 3, permutation=permutation)
+        builder.request((rows.all, 3, ()), rows.keys.key(20, 4))
+        while not builder.step(1):
+            pass
+        len(builder.graph.cells)
 
 
 def gosdt_config(config, keys=None):
@@ -97,16 +121,10 @@ class RashomonSearch:
         self.problem, self.config = problem, config
         self.rows = make_rows(problem, config)
         self.gosdt = gosdt_search(problem, gosdt_config(config, self.rows.keys))
-        self.builder = Builder(
-            self.rows,
-            config["max_depth"],
-            lookahead=config["use_lookahead_bound"],
-            equivalent=config["use_equivalent_points_bound"],
-            hierarchical=config["use_hierarchical_bound"],
-            permutation=config["use_leaf_permutation_bound"],
-            trivial=config["ignore_trivial_extensions"],
-            any_label=config["leaf_labels"] == "any",
-        )
+        try:
+            self.builder = self._builder(KernelBuilder)
+        except Overflow:
+            self.builder = self._builder(Builder)
         depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
         self.root_key = (self.rows.all, depth, ())
         self.phase = "optimum"
@@ -121,6 +139,21 @@ class RashomonSearch:
         self.post_deadline = None
         self.stopped = False
 
+    def _builder(self, kind):
+        """Return the set's graph builder: ``KernelBuilder`` (compiled), or ``Builder`` (Python integers) when keys or
+        counts do not fit in int64."""
+        config = self.config
+        return kind(
+            self.rows,
+            config["max_depth"],
+            lookahead=config["use_lookahead_bound"],
+            equivalent=config["use_equivalent_points_bound"],
+            hierarchical=config["use_hierarchical_bound"],
+            permutation=config["use_leaf_permutation_bound"],
+            trivial=config["ignore_trivial_extensions"],
+            any_label=config["leaf_labels"] == "any",
+        )
+
     @property
     def nodes(self):
         return self.gosdt.nodes + len(self.builder.graph)
@@ -133,9 +166,18 @@ class RashomonSearch:
                 self.phase = "set"
                 m, h = tree_key(self.rows, self.gosdt.best_model())
                 self.stages = [self.rows.keys.key(m, h)]
+                self.first_stage = self.stages[0]
                 self.builder.request(self.root_key, self.stages[0])
             return False
-        if not self.builder.step(budget):
+        try:
+            if not self.builder.step(budget):
+                return False
+        except Overflow:  # a count past int64: the set is built again from its first stage with Python integers
+            self.builder = self._builder(Builder)
+            self.stages = [self.first_stage]
+            self.proved = self.optimum = self.theta = None
+            self._set = self._summary = None
+            self.builder.request(self.root_key, self.first_stage)
             return False
         key = self.stages.pop(0)
         self.proved = (self.builder.result, key)
@@ -195,6 +237,10 @@ class RashomonSearch:
                 alt=g.alt,
             )
         return self._set
+
+    def state_bytes(self):
+        """Bytes held by GOSDT's and the set's graph arrays (checked against the memory limit)."""
+        return sum(int(getattr(part, "state_bytes", lambda: 0)()) for part in (self.gosdt, self.builder))
 
     def progress(self):
         return {"graph_size": len(self.builder.graph), "phase": 0 if self.phase == "optimum" else 1}
