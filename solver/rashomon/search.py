@@ -77,6 +77,7 @@ def warmup_set():
         while not builder.step(1):
             pass
         len(builder.graph.cells)
+    builder.kernels.grown(builder.st, np.array([builder.kernels.GROW_ENTRIES, 0]))  # the rehash of a table that grows
 
 
 def gosdt_config(config, keys=None):
