@@ -106,6 +106,10 @@ class Graph:
     def leaf_key(self, v):
         return self.rows.keys.key(self.leaf_m[v], 1)
 
+    def first_cell(self, v):
+        """Return ``(key, m, h, count)`` of the smallest key of vertex ``v`` (its optimum)."""
+        return self.cells[v][0]
+
 
 class Builder:
     """Builds the vertices a request ``(support, depth, path, budget)`` needs, a bounded number of steps at a time.
@@ -333,6 +337,12 @@ class KernelGraph:
             }
             self._version = b.version
         return self._lists
+
+    def first_cell(self, v):
+        """Return ``(key, m, h, count)`` of the smallest key of vertex ``v``, without reading the whole graph."""
+        st = self.builder.st
+        i = int(st.v_cstart[v])
+        return tuple(int(a[i]) for a in (st.c_key, st.c_m, st.c_h, st.c_n))
 
     @property
     def support(self):

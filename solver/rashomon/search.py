@@ -131,6 +131,7 @@ class RashomonSearch:
         self.phase = "optimum"
         self.stages = []
         self.proved = None  # (root vertex, key bound) of the last completed stage
+        self.proved_graph = None  # the graph that ``proved``'s root is a vertex of
         self.optimum = self.theta = None  # exact keys
         self.lower_bound, self.upper_bound = -np.inf, np.inf
         self._set = self._summary = None
@@ -167,24 +168,25 @@ class RashomonSearch:
                 self.phase = "set"
                 m, h = tree_key(self.rows, self.gosdt.best_model())
                 self.stages = [self.rows.keys.key(m, h)]
-                self.first_stage = self.stages[0]
                 self.builder.request(self.root_key, self.stages[0])
             return False
         try:
             if not self.builder.step(budget):
                 return False
-        except Overflow:  # a count past int64: the set is built again from its first stage with Python integers
+        except Overflow:
+            # A count past int64: this stage is built again with Python integers (from scratch); the stages proved
+            # so far stay readable in the kernels' graph (``proved_graph``).
             self.builder = self._builder(Builder)
-            self.stages = [self.first_stage]
-            self.proved = self.optimum = self.theta = None
-            self._set = self._summary = None
-            self.builder.request(self.root_key, self.first_stage)
+            self.builder.request(self.root_key, self.stages[0])
             return False
         key = self.stages.pop(0)
+        if self.proved_graph is not self.builder.graph:
+            self._counts = VertexCounts(self.problem)  # its counts are per vertex of one graph
+        self.proved_graph = self.builder.graph
         self.proved = (self.builder.result, key)
         self._set = self._summary = None
         if self.optimum is None:
-            self.optimum = self.builder.graph.cells[self.builder.result][0][0]
+            self.optimum = self.builder.graph.first_cell(self.builder.result)[0]
             self.theta = self._theta()
             self.lower_bound = self.upper_bound = float(self.rows.keys.objective(*self._best_cell()))
             middle = (self.optimum + self.theta) // 2
@@ -196,7 +198,7 @@ class RashomonSearch:
         return False
 
     def _best_cell(self):
-        _, m, h, _ = self.builder.graph.cells[self.builder.result][0]
+        _, m, h, _ = self.builder.graph.first_cell(self.builder.result)
         return m, h
 
     def _theta(self):
@@ -221,7 +223,7 @@ class RashomonSearch:
 
     def tree_set(self):
         """Return the ``TreeSet`` of the last completed stage (the whole set once the search is done)."""
-        g = self.builder.graph
+        g = self.proved_graph
         if self.proved is not None and (self._set is None or len(self._set.counts) != len(g)):
             root, bound = self.proved
             self._set = TreeSet(

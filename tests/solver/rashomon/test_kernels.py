@@ -120,3 +120,23 @@ def test_keys_past_int64_are_built_with_python_integers():
     while not search.step(1 << 20):
         pass
     assert search.tree_set().count() >= 1
+
+
+def test_counts_past_int64_are_counted_with_python_integers():
+    # Every row of 6 binary features once, λ = 0 and θ above every tree: each tree over the free features of a
+    # cube is in the set, with either label at each leaf. T(d) = 2 + d·T(d - 1)² trees use d free features:
+    # T(5) ≈ 5.8·10^18 fits in int64, T(6) ≈ 2·10^38 does not, so the kernels stop and Python integers count.
+    X = np.array([[(i >> j) & 1 for j in range(6)] for i in range(64)], dtype=np.uint8)
+    y = np.array([bin(i).count("1") % 2 for i in range(64)])
+    params = {"regularization": 0.0, "objective_bound": 1.0, "leaf_labels": "any"}
+    config = ALGORITHM.clean({**params, "ignore_trivial_extensions": False, "integer_gamma": True})
+    problem = binary_problem(X, y)
+    search = RashomonSearch(problem, config)
+    assert type(search.builder) is KernelBuilder
+    while not search.step(1 << 20):
+        pass
+    assert type(search.builder) is Builder
+    want = 2
+    for d in range(1, 7):
+        want = 2 + d * want * want
+    assert search.tree_set().count() == want > 2**63
