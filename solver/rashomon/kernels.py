@@ -34,12 +34,13 @@ DONE, OUT_OF_WORK, NEEDS_MEMORY, OVERFLOW = 0, 1, 2, 3
 GROW_ENTRIES, GROW_FRAMES, GROW_ACC, GROW_OPT_ACC, GROW_VERTICES, GROW_CELLS, GROW_OPTIONS, GROW_DENSE = range(8)
 DENSE_MAX = 1 << 22  # the most cells of a vertex added up in a dense table (32 MB)
 BUILD = -2  # ``resolve``: the vertex must be (re)built
-COMPACT = 1 << 14  # an accumulated region this long is merged before more is added
+COMPACT = 1 << 14  # accumulated cells this many past twice the last merged length are merged before more are added
 MAX = np.int64(0x7FFFFFFFFFFFFFFF)
 
 # Frame stages: 0 next feature, 1 the 0-side child requested, 2 the 1-side child requested, 3 combine, 4 finish.
-F_ENTRY, F_BUDGET, F_J, F_STAGE, F_K0, F_K1, F_LB0, F_V0, F_V1, F_ACC, F_OPT = range(11)
-FRAME = 11
+F_ENTRY, F_BUDGET, F_J, F_STAGE, F_K0, F_K1, F_LB0, F_V0, F_V1, F_ACC, F_OPT, F_MERGED = range(12)
+FRAME = 12  # F_MERGED: the length of the frame's cells when they were last merged (``COMPACT``)
+PAIRS_PER_WORK = 1 << 12  # pairs of subtrees combined that count as one vertex build of ``run``'s ``work``
 
 
 @numba.njit(cache=True, inline="always")
@@ -278,7 +279,7 @@ def open_frame(
         return False
     f = frames[top]
     f[F_ENTRY], f[F_BUDGET], f[F_J], f[F_STAGE] = e, budget, 0, 0
-    f[F_ACC], f[F_OPT] = counts[2], counts[3]
+    f[F_ACC], f[F_OPT], f[F_MERGED] = counts[2], counts[3], 0
     counts[1] = top + 1
     m = e_m[e]
     if not any_label:
@@ -571,6 +572,8 @@ def run(st, data, paths, work, need):
         f = counts[1] - 1
         e, budget, stage = frames[f, F_ENTRY], frames[f, F_BUDGET], frames[f, F_STAGE]
         if stage == 0:
+            if work <= 0:
+                return OUT_OF_WORK, done
             j = frames[f, F_J]
             if edepth[e] == 0 or j >= cols.shape[0]:
                 frames[f, F_STAGE] = 4
@@ -779,9 +782,10 @@ def run(st, data, paths, work, need):
             frames[f, F_STAGE] = 3
         elif stage == 3:
             v0, v1 = frames[f, F_V0], frames[f, F_V1]
-            if counts[2] - frames[f, F_ACC] > COMPACT:
+            if counts[2] - frames[f, F_ACC] > COMPACT + 2 * frames[f, F_MERGED]:
                 if not merge_region(counts, a_m, a_h, a_n, a_key, frames[f, F_ACC]):
                     return OVERFLOW, done
+                frames[f, F_MERGED] = counts[2] - frames[f, F_ACC]
             H = budget // lam + 1 if lam > 0 else e_size[e] + 1
             size = (budget // q + 1) * H if budget // q < DENSE_MAX and H <= DENSE_MAX else DENSE_MAX + 1
             dense = size <= _dense.shape[0]
@@ -827,6 +831,7 @@ def run(st, data, paths, work, need):
             )
             if got < 0:
                 return OVERFLOW, done
+            work -= v_clen[v0] * v_clen[v1] // PAIRS_PER_WORK  # a long combine counts, so a step stays short
             if got:
                 t = counts[3]
                 oa[t, 0], oa[t, 1], oa[t, 2] = frames[f, F_J], v0, v1
