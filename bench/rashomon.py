@@ -118,10 +118,19 @@ def reference_fit(tool, name, depth, budget=None):
     return {"count": str(count), "seconds": seconds, "first": first, "bound": int(bound.group(1)) if bound else budget}
 
 
-def ours_fit(name, depth, time_limit, budget=None, definition="theirs"):
-    """Find the set with ours at arborenum's definition (θ = ``budget``, an integer score) or at our default."""
+def ours_fit(name, depth, time_limit, budget=None, definition="theirs", builder="kernels"):
+    """Find the set with ours at arborenum's definition (θ = ``budget``, an integer score) or at our default.
+
+    ``builder="python"``: the set's graph is built by the Python builder (``graph.Builder``, the code before the
+    kernels) instead of the kernels (``graph.KernelBuilder``), for a before/after comparison on the same code.
+    """
     from solver import Limits, solve
     from solver.api import warm
+
+    if builder == "python":
+        from solver.rashomon import search
+
+        search.KernelBuilder = search.Builder
 
     problem, _, _ = load(name)
     compile_seconds = warm("rashomon")
@@ -167,7 +176,7 @@ def treefarms_fit(name, depth, time_limit):
     }
 
 
-def case_theirs(name, depth, limit):
+def case_theirs(name, depth, limit, builder="kernels"):
     """One row of table 1: arborenum (its θ), then PRAXIS and ours at that θ."""
     timeout = limit + 120
     a = run_isolated("bench.rashomon:reference_fit", timeout=timeout, tool="arborenum", name=name, depth=depth)
@@ -179,7 +188,13 @@ def case_theirs(name, depth, limit):
         "bench.rashomon:reference_fit", timeout=timeout, tool="praxis", name=name, depth=depth, budget=a["bound"]
     )
     o = run_isolated(
-        "bench.rashomon:ours_fit", timeout=timeout, name=name, depth=depth, time_limit=limit, budget=a["bound"]
+        "bench.rashomon:ours_fit",
+        timeout=timeout,
+        name=name,
+        depth=depth,
+        time_limit=limit,
+        budget=a["bound"],
+        builder=builder,
     )
     row.update(p_count=p.get("count"), p_seconds=p.get("seconds"), p_error=p.get("error"))
     row.update({f"o_{k}": o.get(k) for k in ("status", "count", "seconds", "search_seconds", "features", "error")})
@@ -207,27 +222,30 @@ def main():
     parser.add_argument("--depths", help="comma-separated subset")
     parser.add_argument("--no-treefarms", action="store_true")
     parser.add_argument("--report", action="store_true")
+    parser.add_argument("--builder", choices=("kernels", "python"), default="kernels", help="how ours builds the graph")
+    parser.add_argument("--out", default="rashomon", help="results file: bench/results/OUT.json")
     args = parser.parse_args()
     if args.report:
-        return report(json.loads((RESULTS / "rashomon.json").read_text()))
+        return report(json.loads((RESULTS / f"{args.out}.json").read_text()))
     meta = {
         "load_average": os.getloadavg(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "time_limit": args.time_limit,
+        "builder": args.builder,
     }
     names = args.datasets.split(",") if args.datasets else BINARY + NUMERIC
     theirs, farms = [], []
     for name in names:
         depths = DEPTHS["numeric" if name in NUMERIC else "binary"]
         for depth in [int(d) for d in args.depths.split(",")] if args.depths else depths:
-            theirs.append(case_theirs(name, depth, args.time_limit))
+            theirs.append(case_theirs(name, depth, args.time_limit, args.builder))
             print(theirs[-1], flush=True)
             if name in BINARY and not args.no_treefarms:
                 farms.append(case_treefarms(name, depth, args.time_limit))
                 print(farms[-1], flush=True)
     meta["load_average_end"] = os.getloadavg()
     saved = {**meta, "theirs": theirs, "treefarms": farms}
-    path = write_results("rashomon", saved)
+    path = write_results(args.out, saved)
     report(saved)
     print(f"\nresults in {path}")
 
@@ -241,7 +259,7 @@ def report(saved):
     la, end = saved["load_average"], saved.get("load_average_end") or saved["load_average"]
     print(
         f"{saved['date']}, load average {la[0]:.2f} at start, {end[0]:.2f} at the end; λ = {LAMBDA}, ε = {EPSILON}, "
-        f"limit {saved['time_limit']:g} s per job\n"
+        f"limit {saved['time_limit']:g} s per job; ours' graph built by {saved.get('builder', 'python')}\n"
     )
     for row in saved["theirs"]:
         counts = {row.get("a_count"), row.get("p_count"), row.get("o_count")}

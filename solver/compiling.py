@@ -28,6 +28,7 @@ UNITS = {
     "ordered": "solver.compiling:warm_ordered",
     "gosdt-dpb": "solver.gosdt.dpb.search:warmup",
     "gosdt-rank": "solver.gosdt.rank.search:warmup",
+    "rashomon": "solver.rashomon.search:warmup_set",
     "osdt": "solver.compiling:warm_osdt",
     "streed": "solver.streed.search:warmup_scalar",
     "streed-f1": "solver.streed.search:warmup_f1",
@@ -39,7 +40,7 @@ ALGORITHM_UNITS = {
     "osst": ("osst",),
     "corels": ("corels",),
     "gosdt": ("ordered", "gosdt-dpb", "gosdt-rank"),
-    "rashomon": ("ordered", "gosdt-dpb", "gosdt-rank"),
+    "rashomon": ("ordered", "gosdt-dpb", "gosdt-rank", "rashomon"),
     "osdt": ("osdt",),
     "streed": ("ordered", "streed", "streed-f1"),
 }
@@ -108,7 +109,8 @@ def units_for(algorithm, config=None):
     if algorithm in ("gosdt", "rashomon"):
         from solver.gosdt.rank.params import NON_ADDITIVE
 
-        return ("gosdt-rank",) if config["objective"] in NON_ADDITIVE else ("ordered", "gosdt-dpb")
+        units = ("gosdt-rank",) if config["objective"] in NON_ADDITIVE else ("ordered", "gosdt-dpb")
+        return units + ("rashomon",) if algorithm == "rashomon" else units  # the set's graph kernels
     if algorithm == "streed":
         return units if config["objective"] == "f1" else ("ordered", "streed")
     return units

@@ -18,7 +18,10 @@ unsound for listing every tree within the bound (spec §2.1).
 
 from __future__ import annotations
 
+import numpy as np
+
 UNLIMITED = -1
+MAX_KEY = 1 << 62  # keys and their sums stay below this in the kernels' int64
 
 
 def combine(cells0, cells1, budget, leaf_pairs=None):
@@ -102,6 +105,10 @@ class Graph:
 
     def leaf_key(self, v):
         return self.rows.keys.key(self.leaf_m[v], 1)
+
+    def first_cell(self, v):
+        """Return ``(key, m, h, count)`` of the smallest key of vertex ``v`` (its optimum)."""
+        return self.cells[v][0]
 
 
 class Builder:
@@ -249,3 +256,172 @@ class Builder:
         g.budget[v], g.options[v], g.cells[v] = budget, options, cells
         self.proved[key] = cells[0][0]  # every subtree within the budget is here: the smallest key is the optimum
         return v
+
+
+class Overflow(Exception):
+    """A count or key of the set does not fit in int64: the Python builder (``Builder``) builds it instead."""
+
+
+def words_of(bits, words):
+    """Return a Python-int bitset as ``words`` uint64 words."""
+    return np.frombuffer(bits.to_bytes(8 * words, "little"), dtype=np.uint64).copy()
+
+
+def _table(items, words):
+    out = np.zeros((len(items), words), dtype=np.uint64)
+    for i, bits in enumerate(items):
+        out[i] = words_of(bits, words)
+    return out
+
+
+def data_of(rows, b):
+    """Return ``kernels.Data`` for ``rows`` and the switches of builder ``b``; raise ``Overflow`` when keys may not fit."""
+    from solver.rashomon import kernels
+
+    words = max(1, (rows.n + 63) // 64)
+    keys = rows.keys
+    total = sum(cost * bits.bit_count() for _, cost, bits in rows.groups)
+    if (total + 1) * keys.q + 2 * (rows.n + 2) * keys.lam >= MAX_KEY:
+        raise Overflow
+    return kernels.Data(
+        cols=_table(rows.cols, words),
+        grp_rows=_table([g[2] for g in rows.groups], words),
+        grp_class=np.array([g[0] for g in rows.groups], dtype=np.int64),
+        grp_cost=np.array([g[1] for g in rows.groups], dtype=np.int64),
+        mixed_rows=_table([g[0] for g in rows.mixed], words),
+        mixed_cost=np.array([g[1] for g in rows.mixed], dtype=np.int64),
+        k=int(rows.n_classes),
+        q=int(keys.q),
+        lam=int(keys.lam),
+        lookahead=bool(b.lookahead),
+        equivalent=bool(b.equivalent),
+        hierarchical=bool(b.hierarchical),
+        permutation=bool(b.permutation),
+        trivial=bool(b.trivial),
+        any_label=bool(b.any_label),
+    )
+
+
+class KernelGraph:
+    """The built vertices as ``Graph``'s parallel lists, read from the kernel's arrays when asked."""
+
+    def __init__(self, builder):
+        self.builder = builder
+        self._lists, self._version = None, -1
+
+    def __len__(self):
+        return int(self.builder.st.counts[4])
+
+    def _read(self):
+        b = self.builder
+        if self._version != b.version:
+            st, n = b.st, len(self)
+            c = st.counts
+            key, m, h, cnt = (a[: c[5]].tolist() for a in (st.c_key, st.c_m, st.c_h, st.c_n))
+            oj, o0, o1 = (a[: c[6]].tolist() for a in (st.o_j, st.o_v0, st.o_v1))
+            cells, options = [], []
+            for s, ln, os_, ol in zip(
+                st.v_cstart[:n].tolist(), st.v_clen[:n].tolist(), st.v_ostart[:n].tolist(), st.v_olen[:n].tolist()
+            ):
+                cells.append(list(zip(key[s : s + ln], m[s : s + ln], h[s : s + ln], cnt[s : s + ln])))
+                options.append(list(zip(oj[os_ : os_ + ol], o0[os_ : os_ + ol], o1[os_ : os_ + ol])))
+            entries = st.v_entry[:n]
+            self._lists = {
+                "cells": cells,
+                "options": options,
+                "leaf_m": st.v_m[:n].tolist(),
+                "label": st.v_label[:n].tolist(),
+                "budget": st.v_budget[:n].tolist(),
+                "depth": st.edepth[entries].tolist(),
+                "alt": [tuple(a) for a in st.v_alt[:n].tolist()] if b.any_label and n else None,
+            }
+            self._version = b.version
+        return self._lists
+
+    def first_cell(self, v):
+        """Return ``(key, m, h, count)`` of the smallest key of vertex ``v``, without reading the whole graph."""
+        st = self.builder.st
+        i = int(st.v_cstart[v])
+        return tuple(int(a[i]) for a in (st.c_key, st.c_m, st.c_h, st.c_n))
+
+    @property
+    def support(self):
+        st, n = self.builder.st, len(self)
+        return [int.from_bytes(row.tobytes(), "little") for row in st.ekeys[st.v_entry[:n]]]
+
+    def __getattr__(self, name):
+        if name in ("cells", "options", "leaf_m", "label", "budget", "depth", "alt"):
+            return self._read()[name]
+        raise AttributeError(name)
+
+
+class KernelBuilder:
+    """``Builder``'s build in compiled kernels (``solver.rashomon.kernels``): the same requests, steps and graph.
+
+    ``step`` runs ``kernels.run`` for at most ``work`` vertex builds, grows the arrays it asks for and returns,
+    so the driver checks its limits between steps. A count or key past int64 raises ``Overflow`` (the search
+    then builds with ``Builder``, whose Python integers have no limit).
+    """
+
+    def __init__(
+        self,
+        rows,
+        max_depth=None,
+        lookahead=True,
+        equivalent=True,
+        hierarchical=True,
+        permutation=True,
+        trivial=True,
+        any_label=False,
+    ):
+        from solver.rashomon import kernels
+
+        self.kernels = kernels
+        self.rows, self.keys = rows, rows.keys
+        self.any_label = any_label
+        self.lookahead, self.equivalent, self.hierarchical = lookahead, equivalent, hierarchical
+        self.permutation, self.trivial = permutation, trivial
+        self.data = data_of(rows, self)
+        self.words = self.data.cols.shape[1] if self.data.cols.shape[0] else max(1, (rows.n + 63) // 64)
+        self.st = self.kernels.new_state(self.words, self.data.k)
+        self.paths = kernels.new_paths()
+        self.need = np.zeros(2, dtype=np.int64)
+        self.graph = KernelGraph(self)
+        self.expansions = self.growths = 0
+        self.version = 0
+        self.result = None
+
+    def request(self, key, budget):
+        """Start building the root ``key`` (its rows are every row) under ``budget``."""
+        support, depth, _ = key
+        bits = words_of(support, self.words)
+        self.version += 1
+        while True:
+            self.result = self.kernels.request(self.st, self.data, bits, int(depth), int(budget), self.need)
+            if self.result != self.kernels.NEEDS:
+                break
+            self.st = self.kernels.grown(self.st, self.need)
+        self.result = None if self.result == self.kernels.BUILD else int(self.result)
+
+    def step(self, work):
+        if self.result is not None:
+            return True
+        left = max(1, int(work))
+        while True:
+            status, done = self.kernels.run(self.st, self.data, self.paths, left, self.need)
+            self.expansions += done
+            left -= done
+            if status != self.kernels.NEEDS_MEMORY:
+                break
+            self.st = self.kernels.grown(self.st, self.need)
+            self.growths += 1
+        self.version += 1
+        if status == self.kernels.OVERFLOW:
+            raise Overflow
+        if status == self.kernels.DONE:
+            self.result = int(self.st.counts[7])
+            return True
+        return False
+
+    def state_bytes(self):
+        return sum(a.nbytes for a in self.st)

@@ -16,7 +16,7 @@ import numpy as np
 from solver.api import ProblemError
 from solver.models import LEAF
 from solver.rashomon import report
-from solver.rashomon.graph import Builder, UNLIMITED
+from solver.rashomon.graph import Builder, KernelBuilder, Overflow, UNLIMITED
 from solver.rashomon.objective import exact, make_rows, round_half_up
 from solver.rashomon.params import SOUND_BOUNDS
 from solver.rashomon.sets import TreeSet
@@ -53,6 +53,31 @@ def warmup():
     from solver.gosdt.search import warmup as warm_gosdt
 
     warm_gosdt()
+    warmup_set()
+
+
+def warmup_set():
+    """Compile (or load from the kernel cache) the set's graph kernels on a tiny problem, arrays grown on the way."""
+    from solver.problem import Problem
+    from solver.rashomon.params import ALGORITHM
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(40, 4)).astype(np.uint8)
+    problem = Problem(
+        X=X,
+        features=[{"kind": "binary", "column": f"x{j}"} for j in range(4)],
+        y=rng.integers(0, 2, 40),
+        classes=["0", "1"],
+    )
+    for permutation in (True, False):
+        config = ALGORITHM.clean({"regularization": 0.01, "max_depth": 3, "use_leaf_permutation_bound": permutation})
+        rows = make_rows(problem, config)
+        builder = KernelBuilder(rows, 3, permutation=permutation)
+        builder.request((rows.all, 3, ()), rows.keys.key(20, 4))
+        while not builder.step(1):
+            pass
+        len(builder.graph.cells)
+    builder.kernels.grown(builder.st, np.array([builder.kernels.GROW_ENTRIES, 0]))  # the rehash of a table that grows
 
 
 def gosdt_config(config, keys=None):
@@ -97,7 +122,30 @@ class RashomonSearch:
         self.problem, self.config = problem, config
         self.rows = make_rows(problem, config)
         self.gosdt = gosdt_search(problem, gosdt_config(config, self.rows.keys))
-        self.builder = Builder(
+        try:
+            self.builder = self._builder(KernelBuilder)
+        except Overflow:
+            self.builder = self._builder(Builder)
+        depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
+        self.root_key = (self.rows.all, depth, ())
+        self.phase = "optimum"
+        self.stages = []
+        self.proved = None  # (root vertex, key bound) of the last completed stage
+        self.proved_graph = None  # the graph that ``proved``'s root is a vertex of
+        self.optimum = self.theta = None  # exact keys
+        self.lower_bound, self.upper_bound = -np.inf, np.inf
+        self._set = self._summary = None
+        self._counts = VertexCounts(problem)
+        # Set by ``solve`` when the search has stopped: the ``time.perf_counter()`` by which the report must be
+        # done (None: no limit). Until then a report is a snapshot and gets ``SNAPSHOT_SECONDS``.
+        self.post_deadline = None
+        self.stopped = False
+
+    def _builder(self, kind):
+        """Return the set's graph builder: ``KernelBuilder`` (compiled), or ``Builder`` (Python integers) when keys or
+        counts do not fit in int64."""
+        config = self.config
+        return kind(
             self.rows,
             config["max_depth"],
             lookahead=config["use_lookahead_bound"],
@@ -107,19 +155,6 @@ class RashomonSearch:
             trivial=config["ignore_trivial_extensions"],
             any_label=config["leaf_labels"] == "any",
         )
-        depth = UNLIMITED if config["max_depth"] is None else int(config["max_depth"])
-        self.root_key = (self.rows.all, depth, ())
-        self.phase = "optimum"
-        self.stages = []
-        self.proved = None  # (root vertex, key bound) of the last completed stage
-        self.optimum = self.theta = None  # exact keys
-        self.lower_bound, self.upper_bound = -np.inf, np.inf
-        self._set = self._summary = None
-        self._counts = VertexCounts(problem)
-        # Set by ``solve`` when the search has stopped: the ``time.perf_counter()`` by which the report must be
-        # done (None: no limit). Until then a report is a snapshot and gets ``SNAPSHOT_SECONDS``.
-        self.post_deadline = None
-        self.stopped = False
 
     @property
     def nodes(self):
@@ -135,13 +170,23 @@ class RashomonSearch:
                 self.stages = [self.rows.keys.key(m, h)]
                 self.builder.request(self.root_key, self.stages[0])
             return False
-        if not self.builder.step(budget):
+        try:
+            if not self.builder.step(budget):
+                return False
+        except Overflow:
+            # A count past int64: this stage is built again with Python integers (from scratch); the stages proved
+            # so far stay readable in the kernels' graph (``proved_graph``).
+            self.builder = self._builder(Builder)
+            self.builder.request(self.root_key, self.stages[0])
             return False
         key = self.stages.pop(0)
+        if self.proved_graph is not self.builder.graph:
+            self._counts = VertexCounts(self.problem)  # its counts are per vertex of one graph
+        self.proved_graph = self.builder.graph
         self.proved = (self.builder.result, key)
         self._set = self._summary = None
         if self.optimum is None:
-            self.optimum = self.builder.graph.cells[self.builder.result][0][0]
+            self.optimum = self.builder.graph.first_cell(self.builder.result)[0]
             self.theta = self._theta()
             self.lower_bound = self.upper_bound = float(self.rows.keys.objective(*self._best_cell()))
             middle = (self.optimum + self.theta) // 2
@@ -153,7 +198,7 @@ class RashomonSearch:
         return False
 
     def _best_cell(self):
-        _, m, h, _ = self.builder.graph.cells[self.builder.result][0]
+        _, m, h, _ = self.builder.graph.first_cell(self.builder.result)
         return m, h
 
     def _theta(self):
@@ -178,7 +223,7 @@ class RashomonSearch:
 
     def tree_set(self):
         """Return the ``TreeSet`` of the last completed stage (the whole set once the search is done)."""
-        g = self.builder.graph
+        g = self.proved_graph
         if self.proved is not None and (self._set is None or len(self._set.counts) != len(g)):
             root, bound = self.proved
             self._set = TreeSet(
@@ -195,6 +240,10 @@ class RashomonSearch:
                 alt=g.alt,
             )
         return self._set
+
+    def state_bytes(self):
+        """Bytes held by GOSDT's and the set's graph arrays (checked against the memory limit)."""
+        return sum(int(getattr(part, "state_bytes", lambda: 0)()) for part in (self.gosdt, self.builder))
 
     def progress(self):
         return {"graph_size": len(self.builder.graph), "phase": 0 if self.phase == "optimum" else 1}
