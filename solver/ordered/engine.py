@@ -74,8 +74,12 @@ def root_bounds(F, features):
     if features is None:
         bounds[:, 1] = ALL_RANKS
         return bounds
+    named = set()
     for entry in features:
         f, lo, hi = (int(entry), 0, ALL_RANKS) if np.ndim(entry) == 0 else (int(entry[0]), entry[1], entry[2])
+        if f in named:
+            raise ValueError(f"feature {f} is named twice in root_features (one range per feature)")
+        named.add(f)
         bounds[f] = (lo, hi)
     return bounds
 

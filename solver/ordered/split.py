@@ -86,13 +86,16 @@ def plan(base, pieces=None, parts=1):
     Piece 0 is the one-process search's first root feature alone. Every other feature is cut into ``parts``
     ranges of its thresholds (as many thresholds each; ``(f, lo, hi)``: the root's splits ``rank < u`` with
     ``lo ≤ u < hi``), and these entries are dealt in the one-process search's order to ``pieces - 1`` groups
-    (default: one entry each), so that each group mixes promising and poor features.
+    (default: one entry each), so that each group mixes promising and poor features. A piece's root has one
+    range per feature, so with fewer pieces than ranges the features stay whole.
     """
     order = [int(f) for f in root_order(base)]
     if not order:
         return []
     rank = base.engine.inputs.rank
     rest = [e for f in order[1:] for e in threshold_ranges(rank[f], f, parts)]
+    if pieces is not None and int(pieces) - 1 < len(rest):  # a range per piece only: a piece's root has one
+        rest = order[1:]  # range per feature (``Inputs.root``), so fewer pieces than ranges keep whole features
     k = len(rest) if pieces is None else max(0, min(int(pieces) - 1, len(rest)))
     groups = [tuple(rest[g::k]) for g in range(k)] if k else []
     if rest and not k:

@@ -71,8 +71,8 @@ def split_search(problem, algorithm, params, pieces=None, order=None, parts=1):
 def same_answer(whole, parts):
     """Assert equal optima and proved bounds, and the same tree when the one-process search keeps its first root's.
 
-    Optima agree to the search's tolerance ``eps`` (equal trees summed in another order may differ in the last
-    bit), and exactly when the trees are the same.
+    Optima agree to the search's tolerance ``eps``: equal trees summed in another order (another path through
+    the search: the depth-two routine, a child's frame) may differ in the last bit, even when the tree is the same.
     """
     eps = whole.engine.params.eps
     assert abs(parts.base.best[0] - whole.best[0]) <= eps
@@ -81,8 +81,7 @@ def same_answer(whole, parts):
     tree = whole.best[1]
     if len(tree) == 1 or tree[0] == first:
         assert parts.base.best[1] == tree
-    if parts.base.best[1] == tree:
-        assert parts.upper_bound == whole.upper_bound
+    if parts.base.best[1] == tree:  # the same tree (its value may be summed in another order: within eps)
         assert parts.best_model().to_dict() == whole.best_model().to_dict()
 
 
