@@ -459,7 +459,8 @@ def warmup():
         search = CorelsSearch(problem, {**base, **extra})
         search._make_map_room(len(search.pmap.node))  # compaction and growth of the map
         pm.forget(search.pmap, len(search.pmap.node))  # what the map does past its memory budget
+        search.step(1)  # one expansion queues the root's children ...
+        search._set_aside()  # ... which the queue sets aside past its budget
         while not search.step(1 << 20):
             pass
-        search._set_aside()  # ... and the queue
         search.best_model()
