@@ -17,9 +17,11 @@ GENEROUS_SECONDS = 30  # not a timing assertion: only "does not run on for minut
 
 
 def test_a_set_far_too_large_returns_its_proved_part_at_the_time_limit():
+    # 60 rows x 18 features: the compiled graph builder counts the whole set of 50 x 14 (10^23 trees) in about
+    # 2 s, so this one is larger; 18 features stop it within its first stages.
     rng = np.random.default_rng(1)
-    X = rng.integers(0, 2, size=(50, 14))
-    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(50) < 0.15)
+    X = rng.integers(0, 2, size=(60, 18))
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(60) < 0.15)
     started = time.perf_counter()
     result = api.solve(problem(X, y), "rashomon", {"regularization": 0.01, "epsilon": 2.0}, limits=Limits(time_limit=2))
     elapsed = time.perf_counter() - started - result.stats["compile_seconds"]
@@ -43,9 +45,11 @@ def test_a_set_far_too_large_returns_its_proved_part_at_the_time_limit():
 
 
 def test_a_cancel_during_the_set_returns_its_proved_part():
+    # 60 rows x 18 features: the compiled graph builder counts the whole set of 50 x 14 (10^23 trees) in about
+    # 2 s, so this one is larger; 18 features stop it within its first stages.
     rng = np.random.default_rng(1)
-    X = rng.integers(0, 2, size=(50, 14))
-    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(50) < 0.15)
+    X = rng.integers(0, 2, size=(60, 18))
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (rng.random(60) < 0.15)
     api.warm("rashomon")
     started = time.perf_counter()
 

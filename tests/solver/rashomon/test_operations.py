@@ -153,10 +153,13 @@ def test_a_time_limit_returns_a_complete_smaller_set():
     extras = result.extras
     assert result.status == "time_limit"
     assert extras["proved_bound"] is not None and extras["optimum"] <= extras["proved_bound"] < extras["theta"]
+    assert extras["open"] == [extras["proved_bound"], extras["theta"]]
+    if extras["graph"] is None:  # the report ran out of the run's time before it stored the graph: said so
+        assert any(w.startswith("The stored graph") and "time limit" in w for w in extras["skipped"])
+        return
     s = load(extras["graph"])
     assert s.count() == extras["count"] >= 1
     assert all(float(s.objective(k)) <= extras["proved_bound"] + 1e-12 for k, _ in s.trees(limit=1000))
-    assert extras["open"] == [extras["proved_bound"], extras["theta"]]
 
 
 def test_the_packed_graph_round_trips_and_the_estimator_keeps_a_graph_too_large_to_store(monkeypatch):
