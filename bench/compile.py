@@ -70,6 +70,7 @@ def child(index, processes, t0, out, names=None):
     from solver import compiling
 
     ready_at, marks = {}, []  # marks: (events recorded so far, unit being warmed from then on)
+    cpu = {}  # unit -> this process's CPU seconds (user + system) while it warmed the unit
     warm_unit = compiling.warm_unit
 
     with install_recorder("numba:compile") as recorder:
@@ -80,9 +81,11 @@ def child(index, processes, t0, out, names=None):
 
         def marked(unit):
             marks.append((len(recorder.buffer), unit))
+            c0 = time.process_time()
             try:
                 return warm_unit(unit)
             finally:
+                cpu[unit] = time.process_time() - c0
                 marks.append((len(recorder.buffer), None))
 
         compiling.warm_unit = marked
@@ -98,6 +101,7 @@ def child(index, processes, t0, out, names=None):
             {
                 "index": index,
                 "seconds": seconds,
+                "cpu_by_unit": cpu,
                 "ready_at": ready_at,
                 "kernels": own,
                 "done_at": time.time() - t0,
