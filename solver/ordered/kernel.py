@@ -281,7 +281,7 @@ def _finish(st, prm, top, ok, value, tree):
     fi[I_PHASE] = FINISH
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _start(inp, prm, st, top):
     """Initialise a frame: leaf, budgets, cache, shortcuts; solve depth one at once. Return True when finished."""
     cost, w = inp.cost, inp.w
@@ -377,7 +377,7 @@ def _start(inp, prm, st, top):
     return False
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _by_histograms(inp, prm, st, top, n):
     """Return True (the histograms filled) when a depth-two frame is cheaper to solve from histograms."""
     F = inp.rank.shape[0]
@@ -395,7 +395,7 @@ def _by_histograms(inp, prm, st, top, n):
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _hist_step(inp, prm, st, top):
     """Try every threshold of the next root feature of a frame solved from histograms (``_by_histograms``)."""
     fi, ff = st.fi[top], st.ff[top]
@@ -485,7 +485,7 @@ def _prepare(inp, prm, st, top, j, position):
     return m
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _feature(inp, prm, st, top):
     """Start the next feature of a frame that searches them one by one."""
     fi = st.fi[top]
@@ -532,7 +532,7 @@ def _record(st, prm, top, use_interval):
     fi[I_PHASE] = POP
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _pop(inp, prm, st, top, use_interval):
     """Take the next interval, prune or shrink it, and evaluate its middle index; return False when none is left."""
     fi, ff = st.fi[top], st.ff[top]
@@ -649,7 +649,7 @@ def _between_bound(st, slot, i, a, b):
     return left + right
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _depth_two(inp, prm, st, top, ub):
     """Evaluate split index k of a depth-two frame with the depth-two routine (exact children)."""
     fi, ff = st.fi[top], st.ff[top]
@@ -677,7 +677,7 @@ def _depth_two(inp, prm, st, top, ub):
         fi[I_INCT] = _node(st, j, st.srk[top, j, s], tl, tr)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _alloc(inp, prm, st, top):
     """Start the next node allocation of the evaluated index: split off and push its bigger child."""
     fi, ff = st.fi[top], st.ff[top]
@@ -698,7 +698,7 @@ def _alloc(inp, prm, st, top):
     _push_child(st, top, m, fi[I_DSEARCH] - 1, nl if big_left else nr, bound)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _after_big(inp, prm, st, top, use_interval):
     """The bigger child returned: push the smaller one under what is left of the bound, plus h (§4.3)."""
     fi, ff = st.fi[top], st.ff[top]
@@ -727,7 +727,7 @@ def _after_big(inp, prm, st, top, use_interval):
     _push_child(st, top, m, fi[I_DSEARCH] - 1, nr if big_left else nl, bound)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _after_small(inp, prm, st, top):
     fi, ff = st.fi[top], st.ff[top]
     ff[F_VS] = st.reg[0]
