@@ -258,7 +258,16 @@ def kernel_table(record):
         f"Measured with `python -m bench.compile --docs` on {time.strftime('%Y-%m-%d')}, one process, empty cache, "
         f"load average {record['load_average'][0]:.1f} (2 cores): {len(rows)} kernels, {total:.1f} s of compilation "
         f"in {record['wall_seconds']:.1f} s. Per warming step (in warming order; a kernel shared by several "
-        "counts for the first): " + ", ".join(f"{k} {v:.1f} s" for k, v in part["seconds"].items()) + ".",
+        "counts for the first): "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in part["seconds"].items())
+        + "."
+        + (
+            " CPU seconds per step (user + system, steadier than wall time under load): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in part["cpu_by_unit"].items())
+            + f"; {sum(part['cpu_by_unit'].values()):.1f} in all."
+            if part.get("cpu_by_unit")
+            else ""
+        ),
         "",
         "| kernel | warm unit | signatures | own seconds |",
         "|---|---|---|---|",
