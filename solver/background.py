@@ -62,7 +62,7 @@ class DeferredSearch:
     ):
         self._model, self._upper, self._lower = model, float(upper_bound), float(lower_bound)
         self._progress = dict.fromkeys(progress_keys, 0)
-        self.finished_status, self.initial_budget = finished_status, initial_budget
+        self._finished_status, self.initial_budget = finished_status, initial_budget
         self.search = None
         self._begin = Background(begin)
 
@@ -73,6 +73,11 @@ class DeferredSearch:
 
     def step(self, budget):
         return self._ready() and self.search.step(budget)
+
+    @property
+    def finished_status(self):
+        """The real search's status when it finishes (it may depend on how it finished), else the given one."""
+        return self._finished_status if self.search is None else self.search.finished_status
 
     @property
     def lower_bound(self):

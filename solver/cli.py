@@ -237,8 +237,9 @@ def result_notes(result):
     """Return the sentences a result owes its reader: data-chosen defaults, reduced thresholds."""
     extras = result.extras or {}
     notes = list((extras.get("from_data") or {}).values())
-    if extras.get("threshold_budget"):
-        notes.append(extras["threshold_budget"]["note"])
+    for name in ("threshold_budget", "set_aside"):
+        if extras.get(name):
+            notes.append(extras[name]["note"])
     binarization = (result.problem or {}).get("binarization") or {}
     if binarization.get("thinned"):  # a 0/1 matrix within the memory budget (solver.data.budget)
         notes.append(binarization["note"])

@@ -104,8 +104,9 @@ def estimate(
         if rule_list and n_features >= 300:
             warnings.append(
                 f"CORELS stores every prefix it may still extend; with {n_features:,} antecedents it usually fills its "
-                "memory limit within a minute, before it proves (measured: 666 antecedents of a 958-row table filled "
-                "2.3 GB in 18 s)."
+                "queue memory within a minute (measured: 528 antecedents of a 10,000-row table, 512 MB in about "
+                "35 s), then sets the prefixes with the worst bounds aside and goes on, and proves optimality only "
+                "if its best list beats them."
             )
             suggestions.append("single clauses (Clauses per antecedent = 1) or a larger minimum support")
         if has_depth and not rule_list and (max_depth is None or max_depth > 3):

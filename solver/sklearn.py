@@ -148,6 +148,7 @@ class CorelsClassifier(SolverClassifierMixin, BaseEstimator):
         max_clauses=1,
         negations=True,
         policy="lower_bound",
+        queue_memory=512,
         use_garbage_collection=True,
         use_hierarchical_bound=True,
         use_lookahead_bound=True,

@@ -21,6 +21,9 @@ def result_notes(result):
     budget = extras.get("threshold_budget")
     if budget:
         notes.append({"id": "threshold-budget", "text": budget["note"], "warn": True, "offers": ()})
+    aside = extras.get("set_aside")  # CORELS's queue past its memory budget
+    if aside:
+        notes.append({"id": "set-aside", "text": aside["note"], "warn": True, "offers": ()})
     for name, sentence in (extras.get("from_data") or {}).items():
         notes.append({"id": f"from-data-{name}", "text": sentence, "warn": False, "offers": ()})
     return notes

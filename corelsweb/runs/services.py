@@ -15,6 +15,7 @@ from corelsweb.datasets.services import features_preview
 from corelsweb.runs import lifecycle
 from corelsweb.runs.models import Run
 from solver import registry
+from solver.data import DataError, Roles
 from solver import roles as solver_roles
 from solver.registry import ParameterError
 
@@ -110,9 +111,21 @@ def estimate_for(dataset, algorithm, params):
     if "n_features" not in preview:
         return None
     spec = registry.get(algorithm)
+    binarization = spec.binarization_for(dataset.binarization)
+    if binarization != dataset.preview_binarization:
+        # The algorithm binarizes its own way (CORELS: quantile:8): count its features, not the page's (loans:
+        # 35,160 exact thresholds; CORELS mines 528 antecedents from its quantile:8 features). From the stored
+        # column profiles, without the file.
+        from solver.data.features import preview_from_profile
+
+        try:
+            preview = preview_from_profile(
+                dataset.profile_columns(), Roles.from_dict(dataset.roles), binarization, dataset.n_rows
+            )
+        except DataError:
+            return None
     n_features = spec.searched_features(preview["n_features"], params)
     column_cuts = [count for _, count in preview.get("by_column", [])]
-    binarization = spec.binarization_for(dataset.binarization)
     out = algorithm_estimate(
         spec,
         n_features,

@@ -7,7 +7,10 @@ A key is a fixed number of uint64 words:
   0xFFFF), hashed by XOR of per-antecedent random words (so a child's hash is
   its parent's with one word XORed in);
 * the **captured-vector map** (Theorem 15, the equivalent support bound) keys
-  a prefix by the rows it leaves uncaptured.
+  a prefix by the rows it leaves uncaptured: it stores the same sorted set
+  (which determines those rows) under the hash of the rows, and compares
+  entries by recomputing the rows from the set (``kernels.find_captured``), so
+  an entry stays a few words long on any number of rows.
 
 The value is the best known prefix with that key, ``(node, generation)``,
 with its lower bound ``b`` and its uncaptured minority count.
@@ -218,3 +221,29 @@ def compact(pmap, scale, extra, use_minority, best):
     pmap.counts[0] = kept
     reindex(pmap)
     return kept
+
+
+@numba.njit(cache=True)
+def forget(pmap, keep):
+    """Keep only the ``keep`` most recent entries (the map's memory is full); return how many remain.
+
+    Dropping an entry is always safe: it only prunes worse orderings of the prefix it holds, which are then
+    searched again.
+    """
+    n = pmap.counts[0]
+    start = max(0, n - keep)
+    for e in range(start, n):
+        k = e - start
+        pmap.keys[k, :] = pmap.keys[e, :]
+        pmap.hashes[k] = pmap.hashes[e]
+        update(
+            pmap,
+            np.int64(k),
+            np.int64(pmap.node[e]),
+            np.int64(pmap.generation[e]),
+            pmap.bound[e],
+            np.int64(pmap.minority[e]),
+        )
+    pmap.counts[0] = n - start
+    reindex(pmap)
+    return n - start

@@ -178,3 +178,23 @@ def lowest_bound(heap, lam, best, m, room):
             f = min(f, (best - bound) // lam)
         room[depth, min(f, last)] += 1
     return low
+
+
+@numba.njit(cache=True)
+def heapify(heap):
+    """Restore the heap order of the first ``SIZE`` rows after rows were removed (Floyd's bottom-up pass)."""
+    e = heap.entries
+    size = heap.counts[SIZE]
+    for start in range((size - 2) // 2, -1, -1):
+        i = start
+        while True:
+            child = 2 * i + 1
+            if child >= size:
+                break
+            if child + 1 < size and _before(e, child + 1, child):
+                child += 1
+            if not _before(e, child, i):
+                break
+            for c in range(4):
+                e[i, c], e[child, c] = e[child, c], e[i, c]
+            i = child

@@ -11,17 +11,21 @@ import time
 
 import numpy as np
 
+from solver import memory
 from solver.bitset import count as bitset_count
 from solver.corels import kernels as K
 from solver.corels import pmap as pm
 from solver.corels.objective import exact_regularization, log10_remaining, make_data, rule_list_errors, to_float
-from solver.corels.queue import POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push, top_depth
-from solver.corels.trie import N_NODES, NONE, add_node, grow_trie, make_trie, room
+from solver.corels.queue import BOUND, POLICIES, SIZE, grow_heap, lowest_bound, make_heap, policy_key, push, top_depth
+from solver.corels.trie import N_NODES, NONE, add_node, grow_trie, make_trie, room, trie_bytes
 from solver.data.mining import mine_problem
 from solver.models import RuleList
 
 INITIAL_NODES = 1 << 10
-PERMUTATION_KEY_WORDS = 2  # room for 8 antecedents; widened when a longer prefix is queued
+# Both maps key a prefix by its sorted antecedents, four uint16s a word: room for 8, widened when a longer
+# prefix is queued.
+KEY_WORDS = 2
+MAX_ANTECEDENTS = 0xFFFF - 1  # an antecedent's number fits a key's uint16 (0xFFFF pads)
 MAX_HISTORY = 400
 # Refresh the queue summary (a pass over the queue for the lower bound) at
 # most this share of the search time.
@@ -30,6 +34,7 @@ STEP_SECONDS = 0.1  # aim of one kernel call (the driver's TARGET_STEP_SECONDS)
 RATE_MIN_SECONDS = 0.005  # a kernel call this long or longer measures the evaluation rate
 MIN_CAP = 1024  # evaluations a call may always make
 INDEX_PIECE = 1 << 18  # map entries indexed per step while the map grows (about 0.1 s)
+MB = 1 << 20
 
 
 def make_search(problem, config):
@@ -98,7 +103,6 @@ def _reject_weights(problem):
 class CorelsSearch:
     """Branch-and-bound over rule lists; see the driver protocol in ``solver/driver.py``."""
 
-    finished_status = "optimal"
     initial_budget = 2048
 
     def __init__(self, problem, config):
@@ -114,8 +118,16 @@ class CorelsSearch:
             # rows can capture no more in any context, so no optimal list uses it.
             lam_num, scale = exact_regularization(lam, len(y))
             keep = np.flatnonzero(A.sum(axis=0, dtype=np.int64) * scale >= lam_num * len(y))
+        if self.cfg.map_kind != K.NO_MAP and len(keep) > MAX_ANTECEDENTS:
+            from solver.api import ProblemError
+
+            raise ProblemError(
+                f"CORELS's symmetry-aware map takes at most {MAX_ANTECEDENTS:,} antecedents and this search has "
+                f"{len(keep):,}: raise the minimum support, choose fewer features, or turn both maps off."
+            )
         self.columns = keep
-        self.A = np.ascontiguousarray(A[:, keep])
+        # (no copy when every antecedent is kept: on 1,000,000 rows x 320 antecedents it is 305 MB)
+        self.A = np.ascontiguousarray(A if len(keep) == A.shape[1] else A[:, keep])
         self.data = make_data(self.A, y, lam)
         self._started = time.perf_counter()
         self._allocate()
@@ -126,6 +138,11 @@ class CorelsSearch:
         self._finished = False
         self._cap = 1 << 62
         self._growing = None
+        # The trie, queue and map stay within ``queue_memory`` (and half of what the process may still take):
+        # past it the search sets aside the queued prefixes with the worst bounds (``_set_aside``).
+        self._budget = _queue_budget(config)
+        self._floor = None  # least b + b0 + λ of the prefixes set aside (scaled), None while none was
+        self._set_aside_prefixes = 0
         self._summarize(force=True)
 
     # ---------------------------------------------------------------- begin
@@ -133,9 +150,7 @@ class CorelsSearch:
     def _allocate(self):
         data, m = self.data, self.data.caps.shape[0]
         w = data.caps.shape[1]
-        key_words = PERMUTATION_KEY_WORDS
-        if self.cfg.map_kind == K.CAPTURED_MAP:
-            key_words = w + (1 if self.config["max_length"] is not None else 0)
+        key_words = KEY_WORDS
         self.trie = make_trie(max(INITIAL_NODES, 2 * (m + 2)))
         self.heap = make_heap(max(INITIAL_NODES, 2 * (m + 2)))
         uses_map = self.cfg.map_kind != K.NO_MAP
@@ -148,6 +163,8 @@ class CorelsSearch:
             np.zeros(m, dtype=np.uint8),
             np.zeros(w, dtype=np.uint64),
             np.zeros(self.pmap.keys.shape[1], dtype=np.uint64),
+            np.zeros(w, dtype=np.uint64),
+            np.zeros(m + 1, dtype=np.int32),
         )
         self.best_prefix = np.zeros(m + 1, dtype=np.int32)
         self.best_labels = np.zeros(m + 1, dtype=np.uint8)
@@ -204,13 +221,15 @@ class CorelsSearch:
 
     def _maintain(self):
         m = self.data.caps.shape[0]
+        if self._growth_passes_budget(m + 1):
+            self._set_aside()
         if room(self.trie) < m + 1:
             self.trie = grow_trie(self.trie, 2 * len(self.trie.parent))
         if len(self.heap.entries) - self.heap.counts[SIZE] < m + 1:
             self.heap = grow_heap(self.heap, 2 * len(self.heap.entries))
         if self.cfg.map_kind != K.NO_MAP and pm.room(self.pmap) < m + 1:
             self._make_map_room(m + 1)
-        if self.cfg.map_kind == K.PERMUTATION_MAP and self.heap.counts[SIZE]:
+        if self.cfg.map_kind != K.NO_MAP and self.heap.counts[SIZE]:
             words = (int(top_depth(self.heap)) + 1 + 3) // 4
             if words > self.pmap.keys.shape[1]:
                 self.pmap = pm.widened(self.pmap, words)
@@ -226,8 +245,41 @@ class CorelsSearch:
             self.counters[K.MAP_COMPACTIONS] += 1
         capacity = len(self.pmap.node)
         if 4 * (self.pmap.counts[0] + need) > 3 * capacity:
+            if self._structure_bytes() + pm.pmap_bytes(self.pmap) > self._budget:
+                # Over its budget the map forgets instead of growing: an entry only prunes a worse ordering
+                # of what it holds, so without it that ordering is searched again; nothing else changes.
+                pm.forget(self.pmap, 0 if 4 * need > capacity else capacity // 4)
+                return
             # The grown map is indexed in pieces over the next steps (``_index_piece``); the search waits.
             self._growing = (pm.unindexed_copy(self.pmap, 2 * capacity), 0)
+
+    def _structure_bytes(self):
+        return trie_bytes(self.trie) + self.heap.entries.nbytes + pm.pmap_bytes(self.pmap)
+
+    def _growth_passes_budget(self, need):
+        """Return True if growing the trie or the queue, short of room, would pass the memory budget."""
+        extra = 0
+        if room(self.trie) < need:
+            extra += trie_bytes(self.trie)
+        if len(self.heap.entries) - self.heap.counts[SIZE] < need:
+            extra += self.heap.entries.nbytes
+        return extra > 0 and self._structure_bytes() + extra > self._budget
+
+    def _set_aside(self):
+        """Drop the worse half of the queue by ``b + b0`` (all of it when every bound ties) and free its nodes;
+        their least bound stays a floor under the run's lower bound (``K.set_aside``)."""
+        size = int(self.heap.counts[SIZE])
+        if size == 0:
+            return
+        bounds = self.heap.entries[:size, BOUND]
+        threshold = np.partition(bounds, size // 2)[size // 2]
+        if not np.any(bounds < threshold):
+            threshold = bounds.min() + 1 if np.any(bounds > bounds.min()) else bounds.min()
+        before = int(self.queued.sum())
+        floor = int(K.set_aside(self.data, self.trie, self.heap, self.queued, threshold))
+        self._set_aside_prefixes += before - int(self.queued.sum())
+        if floor >= 0:
+            self._floor = floor if self._floor is None else min(self._floor, floor)
 
     def _index_piece(self):
         grown, start = self._growing
@@ -260,6 +312,8 @@ class CorelsSearch:
         room = np.zeros((m + 2, min(m, best // lam if lam else m) + 1), dtype=np.int64)
         low = lowest_bound(self.heap, lam, best, m, room)
         self._lower = best if self._finished else int(low)
+        if self._floor is not None:
+            self._lower = min(self._lower, self._floor)
         self._live = int(self.queued.sum())
         self._max_live = max(getattr(self, "_max_live", 0), self._live)
         self._record_history(self.queued, None if self._finished else log10_remaining(room, m))
@@ -280,6 +334,13 @@ class CorelsSearch:
                 h[key] = [h[key][i] for i in keep]
 
     # ---------------------------------------------------------------- what the driver reads
+
+    @property
+    def finished_status(self):
+        """``optimal``, unless prefixes set aside for memory may still lead to a better list."""
+        if self._floor is not None and self._floor < int(self.counters[K.BEST]):
+            return "memory_limit"
+        return "optimal"
 
     @property
     def lower_bound(self):
@@ -344,11 +405,37 @@ class CorelsSearch:
             regularization_fraction=f"{self.data.lam // self.data.n}/{self.data.scale}",
             equivalent_points_share=int(K.weighted_count(self.data.full, self.data.minority)) / self.data.n,
             classes=int(self.data.full.size and bitset_count(self.data.full)),
+            queue_memory_budget_bytes=int(self._budget),
+            set_aside_prefixes=self._set_aside_prefixes,
         )
         return out
 
     def extras(self):
-        return {"queue_by_length": self._history, "antecedent_notes": list(self.problem.notes[-1:])}
+        out = {"queue_by_length": self._history, "antecedent_notes": list(self.problem.notes[-1:])}
+        if self._set_aside_prefixes:
+            floor = to_float(self._floor, self.data)
+            out["set_aside"] = {
+                "prefixes": self._set_aside_prefixes,
+                "floor": floor,
+                "budget_bytes": int(self._budget),
+                "note": (
+                    f"The prefixes waiting to be extended filled their {self._budget / MB:,.0f} MB of queue memory, "
+                    f"so the search set aside {self._set_aside_prefixes:,} of them (those with the worst lower "
+                    f"bounds, {floor:.6f} and above) and went on; the lower bound stays at or under theirs. Raise "
+                    "Queue memory (or the memory limit) to search them too."
+                ),
+            }
+        return out
+
+
+def _queue_budget(config):
+    """Return the bytes the trie, queue and map may take: ``queue_memory`` MB, and at most half of what the
+    process may still allocate (its hard limit, the machine's free memory), leaving room to grow into."""
+    budget = None if config.get("queue_memory") is None else int(config["queue_memory"] * MB)
+    allowance = memory.allowance()
+    if allowance is not None:
+        budget = allowance // 2 if budget is None else min(budget, allowance // 2)
+    return budget if budget is not None else 1 << 62
 
 
 def _pow2(x):
@@ -371,6 +458,9 @@ def warmup():
     for extra in ({}, {"use_captured_vector_map": True}):
         search = CorelsSearch(problem, {**base, **extra})
         search._make_map_room(len(search.pmap.node))  # compaction and growth of the map
+        pm.forget(search.pmap, len(search.pmap.node))  # what the map does past its memory budget
+        search.step(1)  # one expansion queues the root's children ...
+        search._set_aside()  # ... which the queue sets aside past its budget
         while not search.step(1 << 20):
             pass
         search.best_model()

@@ -62,3 +62,20 @@ def test_a_constant_model_of_a_stopped_search_says_why(alice_client, alice):
     page = alice_client.get(run.get_absolute_url()).content.decode()
     assert "This model predicts &#x27;1&#x27; for every row: the majority class (53.5% of the training rows)" in page
     assert "The search stopped before it found a model" in page and "status: time limit" in page
+
+
+# Check a CORELS run whose queue outgrew its queue memory says on its page how many prefixes it set aside, from
+# which bound, and what to raise (a binary table whose search queues more than 16 MB of prefixes at λ = 0.001).
+def test_prefixes_set_aside_for_memory_are_said_on_the_run_page(alice_client, alice):
+    rng = np.random.default_rng(5)
+    A = rng.random((3000, 40)) < 0.35
+    y = (A[:, 0] & A[:, 1]) | (A[:, 2] & ~A[:, 3]) ^ (rng.random(3000) < 0.2)
+    rows = [",".join(f"c{j}" for j in range(40)) + ",label"]
+    rows += [",".join(str(int(v)) for v in a) + f",{int(t)}" for a, t in zip(A, y)]
+    dataset = make_dataset(alice, ("\n".join(rows) + "\n").encode())
+    params = {"regularization": 0.001, "antecedents": "given", "queue_memory": 16}
+    run = finished(alice, dataset, "corels", params, Limits(time_limit=30))
+    aside = run.result["extras"]["set_aside"]
+    page = alice_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="set-aside"' in page and "filled their 16 MB of queue memory" in page
+    assert f"set aside {aside['prefixes']:,} of them" in page and f"{aside['floor']:.6f} and above" in page

@@ -164,3 +164,23 @@ def test_a_child_whose_lookahead_fails_still_improves_the_incumbent():
     y = np.array([1] * 8 + [0] * 12)
     result = solve(binary_problem(A, y), "corels", {"regularization": 0.1, "antecedents": "given"})
     assert result.objective == pytest.approx(0.35) and result.model.antecedents.tolist() == [0]
+
+
+# Check a search that sets prefixes aside (as it does when its trie, queue and map fill their memory budget) keeps
+# a valid lower bound, and claims optimality only when the list it returns is the brute-force optimum.
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tiny_data(max_antecedents=7), lam=st.sampled_from(LAMBDAS), config=switches())
+def test_setting_prefixes_aside_keeps_the_bound_valid(data, lam, config):
+    A, y = data
+    search = CorelsSearch(
+        binary_problem(A, y), get("corels").clean({"regularization": lam, "antecedents": "given", **config})
+    )
+    while not search.step(8):
+        search._set_aside()
+    lam_num, scale = exact_regularization(lam, len(y))
+    best, prefix = best_rule_list(A, y, lam_num, scale)
+    found = int(search.counters[K.BEST])
+    assert search._lower <= best <= found
+    assert exact_objective(A, y, search) == found
+    if search.finished_status == "optimal":
+        assert found == best and search._lower == found

@@ -8,11 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Limits
+from solver.bitset import hash_words
 from solver.corels import kernels as K
 from solver.corels import pmap as pm
 from solver.corels.objective import (
     exact_regularization,
     log10_remaining,
+    make_data,
     minority_rows,
     naive_evaluations,
     rule_list_errors,
@@ -105,6 +107,59 @@ def test_the_map_finds_exactly_the_sets_it_holds(sets):
             assert pmap.bound[entry] == seen[frozenset(members)]
     kept = pm.compact(pmap, 1, 0, False, len(sets) // 2)  # keep entries with bound < len/2
     assert kept == sum(1 for v in seen.values() if v < len(sets) // 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(st.sets(st.integers(0, 7), min_size=1, max_size=4), min_size=1, max_size=40),
+    st.booleans(),
+)
+def test_the_captured_vector_map_finds_exactly_the_captured_rows_it_holds(seed, sets, length_matters):
+    # The map stores a prefix's antecedent set under the hash of the rows it leaves uncaptured; a lookup must
+    # find an entry exactly when some stored set leaves the same rows (and, under a rule limit, has the same
+    # length), though the sets differ: {a, b} leaves what {a} leaves when b's rows are a subset of a's.
+    rng = np.random.default_rng(seed)
+    A = (rng.random((90, 8)) < 0.3).astype(np.uint8)
+    A[:, 7] = A[:, 0] & A[:, 1]  # rows captured by antecedent 7 are captured by 0 already
+    data = make_data(A, rng.integers(0, 2, size=90), 0.01)
+    cfg = K.Config(0, 5 if length_matters else K.NO_LENGTH_LIMIT, True, True, True, True, True, True, 2, True)
+    pmap = pm.make_pmap(4, 2)
+    key, vector, members = np.zeros(2, dtype=np.uint64), np.zeros(len(data.full), np.uint64), np.zeros(9, np.int32)
+    seen = {}
+    for n, chosen in enumerate(sets):
+        ordered = sorted(chosen)
+        K.set_key(key, np.array(ordered[:-1], dtype=np.int32), len(ordered) - 1, ordered[-1])
+        vector[:] = data.full & ~np.bitwise_or.reduce(data.caps[ordered], axis=0)
+        identity = (vector.tobytes(), len(ordered) if length_matters else 0)
+        h = np.uint64(hash_words(vector, np.uint64(len(ordered) + 1 if length_matters else 1)))
+        slot, entry = K.find_captured(data, cfg, pmap, h, vector, len(ordered), members)
+        assert (entry != pm.EMPTY) == (identity in seen)
+        if entry == pm.EMPTY:
+            if pm.room(pmap) < 1:
+                pmap = pm.resized(pmap, 2 * len(pmap.node))
+                slot, _ = K.find_captured(data, cfg, pmap, h, vector, len(ordered), members)
+            pm.insert(pmap, slot, h, key, n, 0, n, 0)
+            seen[identity] = n
+        else:
+            assert pmap.bound[entry] == seen[identity]
+
+
+# Check the captured-vector map's entries stay a few words long on many rows: each stores its prefix's
+# antecedents, not the rows it leaves uncaptured (on flights, 327,346 rows in 103,000 classes, a stored vector
+# was 13 KB and the map reached 800 MB in 12 s of a 60 s run).
+def test_the_captured_vector_map_stays_small_on_many_rows():
+    rng = np.random.default_rng(3)
+    A = (rng.random((60_000, 18)) < 0.5).astype(np.uint8)
+    y = (A[:, 0] ^ (rng.random(60_000) < 0.3)).astype(np.int64)
+    search = CorelsSearch(binary_problem(A, y), get("corels").clean({"regularization": 0.001, "antecedents": "given"}))
+    assert search.cfg.map_kind == K.CAPTURED_MAP and search.data.caps.shape[1] > 800  # 53,700 classes: 839 words
+    for _ in range(20):
+        if search.step(20_000):
+            break
+    assert search.pmap.counts[0] > 1000
+    assert search.pmap.keys.shape[1] <= 4
+    assert pm.pmap_bytes(search.pmap) <= 100 * len(search.pmap.node)
 
 
 def test_a_set_key_does_not_depend_on_the_order():
