@@ -70,6 +70,7 @@ def child(index, processes, t0, out, names=None):
     from solver import compiling
 
     ready_at, marks = {}, []  # marks: (events recorded so far, unit being warmed from then on)
+    cpu = {}  # unit -> this process's CPU seconds (user + system) while it warmed the unit
     warm_unit = compiling.warm_unit
 
     with install_recorder("numba:compile") as recorder:
@@ -80,9 +81,11 @@ def child(index, processes, t0, out, names=None):
 
         def marked(unit):
             marks.append((len(recorder.buffer), unit))
+            c0 = time.process_time()
             try:
                 return warm_unit(unit)
             finally:
+                cpu[unit] = time.process_time() - c0
                 marks.append((len(recorder.buffer), None))
 
         compiling.warm_unit = marked
@@ -98,6 +101,7 @@ def child(index, processes, t0, out, names=None):
             {
                 "index": index,
                 "seconds": seconds,
+                "cpu_by_unit": cpu,
                 "ready_at": ready_at,
                 "kernels": own,
                 "done_at": time.time() - t0,
@@ -254,7 +258,16 @@ def kernel_table(record):
         f"Measured with `python -m bench.compile --docs` on {time.strftime('%Y-%m-%d')}, one process, empty cache, "
         f"load average {record['load_average'][0]:.1f} (2 cores): {len(rows)} kernels, {total:.1f} s of compilation "
         f"in {record['wall_seconds']:.1f} s. Per warming step (in warming order; a kernel shared by several "
-        "counts for the first): " + ", ".join(f"{k} {v:.1f} s" for k, v in part["seconds"].items()) + ".",
+        "counts for the first): "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in part["seconds"].items())
+        + "."
+        + (
+            " CPU seconds per step (user + system, steadier than wall time under load): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in part["cpu_by_unit"].items())
+            + f"; {sum(part['cpu_by_unit'].values()):.1f} in all."
+            if part.get("cpu_by_unit")
+            else ""
+        ),
         "",
         "| kernel | warm unit | signatures | own seconds |",
         "|---|---|---|---|",

@@ -3,8 +3,9 @@
 A fresh machine has an empty numba cache: compiling every kernel takes minutes.
 The web server does not wait for it. Each Celery pool process compiles (or
 loads from numba's on-disk cache) the warm units of every algorithm
-(``solver.compiling``) in a low-priority thread, cheapest algorithm first and
-the units of the runs waiting in the queue before the others, and reports each
+(``solver.compiling``) in a low-priority thread: the quick algorithms first,
+then the long units longest first (so that the processes of a host end
+together), the units of the runs waiting in the queue before the others; it reports each
 algorithm whose units are all ready in its heartbeat row (``WorkerBeat.ready``).
 One lock file per unit shares the work among the processes of one machine: a
 process skips a unit that another is compiling and takes it last (it then loads
@@ -24,7 +25,8 @@ from django.utils import timezone
 
 log = logging.getLogger(__name__)
 
-# Cheapest first, so that most algorithms are ready soon; measured compile times on an empty cache.
+# Cheapest first, so that most algorithms are ready soon (solver.compiling.UNIT_SECONDS: compile times on an empty
+# cache); the units of the long ones are then taken longest first (solver.compiling.schedule).
 WARM_ORDER = ("cart", "osst", "corels", "gosdt", "osdt", "streed")
 NICE = 10  # the warm thread yields the processor to web requests and running searches
 
@@ -145,14 +147,14 @@ def ensure(name, params=None, report=_report_to_beat, stopwatch=None):
 
 
 def warm_units(names):
-    """Return the units of algorithms ``names`` in warming order (cheapest algorithm first)."""
+    """Return the units of algorithms ``names`` in warming order: the quick algorithms' first, then longest first."""
     from solver import compiling
 
-    return list(dict.fromkeys(u for name in warm_order(names) for u in compiling.ALGORITHM_UNITS[name]))
+    return compiling.schedule(warm_order(names))
 
 
 def warm_all(report=_report_to_beat, names=None, first=None):
-    """Warm the kernels of ``names`` (default: every algorithm) in this process, cheapest first.
+    """Warm the kernels of ``names`` (default: every algorithm) in this process, in ``warm_units`` order.
 
     Units that another process of this machine is compiling are taken last (loaded from the cache
     by then), so the processes compile different units in parallel. ``first()`` returns units to

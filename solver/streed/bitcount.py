@@ -155,7 +155,7 @@ def _weight(kept, bits_f, worst_row, uniform):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def solve_depth_three_bits(bits, ids, labels, L, min_leaf, budget, ub, worst, use_sim, cross):
     """``depth_two.solve_depth_three`` for one-hot rows (class ``labels[i]``): same splits, order and ties.
 
@@ -403,7 +403,7 @@ def _archive(arch_ids, arch_len, arch_val, arch_count, b, ids, value):
     arch_len[b, e], arch_val[b, e] = ids.shape[0], value
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _solve_child(
     X,
     ids,

@@ -112,7 +112,7 @@ def leaf_front(L, s, caps):
     return values[keep[:n]], keep[:n]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _quadrants(S, C, tot, N, a, b, side):
     # Sums and counts of the child x_a = side split on b: (x_b = 0 part, x_b = 1 part).
     lo, hi = min(a, b), max(a, b)
@@ -126,7 +126,7 @@ def _quadrants(S, C, tot, N, a, b, side):
     return s0, c0, s1, c1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def subtree_front(L, S, C, tot, N, a, side, caps, child_cost, min_leaf):
     """Return the front of depth-one trees inside child ``x_a = side``: values (k, p), codes (k, 3) = (f, l0, l1)."""
     q, p, K = S.shape[0], L.shape[1], L.shape[0]
@@ -155,7 +155,7 @@ def subtree_front(L, S, C, tot, N, a, side, caps, child_cost, min_leaf):
     return values[:n][keep], codes[:n][keep]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _append(values, codes, n, new_values, new_codes):
     # Append rows, doubling the buffers when full.
     need = n + new_values.shape[0]
@@ -180,7 +180,7 @@ def _nodes(codes):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _combine(lv, lc, rv, rc, extra, caps, f1):
     # Merge a left and a right child front under root f1 into coded candidates.
     merged, pairs = merge(lv, rv, extra, caps)
@@ -199,7 +199,7 @@ def _leaf_codes(labels):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _split_parts(L, S, C, tot, N, a, caps, root_cost, child_cost, min_leaf, budget):
     """Return the root split on ``a``'s branching cost and its children's fronts, paired by tree level.
 
@@ -303,7 +303,7 @@ def solve_finish(state, caps, budget):
     return out_v[0], out_c[0], out_v[1], out_c[1], out_v[2], out_c[2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fewest_first(lv, lc, rv, rc, extra, caps, f1, best_v, best_c, best_n):
     # Keep in best_* the feasible l ⊕ r ⊕ extra with the smallest first component (ties: fewer nodes).
     p = lv.shape[1]

@@ -213,7 +213,7 @@ def f1_finish(state, tot, budget):
     return out[0][0], out[0][1], out[1][0], out[1][1], out[2][0], out[2][1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fronts(S, C, tot, N, caps, min_leaf, budget):
     """Return the fronts of depth ≤ 2 for node budgets 0–3 as flat arrays: values (k, 2), codes (k, 7), nodes, start.
 
@@ -277,7 +277,7 @@ def _read_fronts(state, tot, budget):
     return values[:at], codes[:at], nodes[:at], start
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _slots_start(S, C, tot, N, caps, budget, flip):
     """Return the state of the slots (3, P + 1) of trees of depth ≤ 2 with 1, 2, 3 branching nodes.
 
@@ -389,7 +389,7 @@ def f1_range(S, C, N, min_leaf, lo, hi, state):
                     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _carry_up(state):
     # A tree within a smaller budget is within the larger ones: carry each slot up where it is better. Its
     # node count (1 + level) differs from every candidate offered at the larger budget, so this keeps the
@@ -405,7 +405,7 @@ def _carry_up(state):
                     codes[t, fn, c] = codes[t - 1, fn, c]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _restrict(S, C, feats):
     # Pair sums and counts over the features feats only (upper triangle kept).
     k = feats.shape[0]

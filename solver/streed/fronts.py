@@ -19,7 +19,7 @@ def feasible(v, caps):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def weakly_dominates(u, v):
     """Return True when ``u ⪰ v``: no component of ``u`` is larger."""
     for j in range(u.shape[0]):
@@ -59,7 +59,7 @@ def _packed_key(values, nodes):
     return key
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pareto_2d(values, nodes, caps):
     # Two components: sort by (first, second, nodes) and sweep, keeping strictly falling second components.
     key = _packed_key(values, nodes)
@@ -80,7 +80,7 @@ def _pareto_2d(values, nodes, caps):
     return keep[:count]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _lexicographic(values, nodes):
     # Stable order by (first, second, nodes).
     order = np.argsort(nodes, kind="mergesort")
@@ -137,7 +137,7 @@ def _on_a_line(values):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pareto_on_a_line(values, caps, order):
     """``pareto`` for three components with a constant v1 + v2: u ⪰ v only if u1 = v1 (and u0 ≤ v0).
 
@@ -156,7 +156,7 @@ def _pareto_on_a_line(values, caps, order):
     return keep[:count]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pareto_on_a_line_packed(values, nodes, caps):
     """``_pareto_on_a_line`` by two sorts of packed integer keys; empty when the values do not pack (or none is kept).
 
@@ -260,7 +260,7 @@ def _ahead(values, nodes, i, j):
     return i < j
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fewest_first_on_lines(left, right, left_nodes, right_nodes, extra, caps):
     """``fewest_first_pair`` when each side has a constant v1 + v2 (fairness): O((|L| + |R|) log |R|), not |L|·|R|.
 
