@@ -46,6 +46,7 @@ UNIT_SECONDS = {
     "osdt": 19.5,
     "streed": 36.0,
     "streed-f1": 9.0,
+    "rashomon": 10.0,
 }
 QUICK_SECONDS = 10.0  # an algorithm whose units compile within this is warmed before the long units
 
