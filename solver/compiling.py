@@ -34,21 +34,21 @@ UNITS = {
     "streed-f1": "solver.streed.search:warmup_f1",
 }
 
-# unit -> CPU seconds it takes to compile from an empty cache in one process on a quiet 2-core machine (bench/compile.py's
-# per-unit CPU, measured under load and scaled by the quiet total): only their order matters.
+# unit -> CPU seconds it takes to compile from an empty cache on a quiet 2-core machine (bench/compile.py's per-unit
+# CPU, 2026-11-29 07:16, two processes, load 0.9-1.8): the schedule reads only their order and sums.
 UNIT_SECONDS = {
-    "cart": 1.0,
-    "osst": 8.5,
-    "corels": 8.5,
-    "ordered": 28.5,
-    "gosdt-dpb": 7.5,
-    "gosdt-rank": 3.5,
-    "osdt": 19.5,
-    "streed": 36.0,
-    "streed-f1": 9.0,
-    "rashomon": 10.0,
+    "cart": 1.3,
+    "osst": 12.7,
+    "corels": 14.6,
+    "ordered": 35.0,
+    "gosdt-dpb": 9.0,
+    "gosdt-rank": 4.7,
+    "osdt": 23.2,
+    "streed": 39.6,
+    "streed-f1": 11.2,
+    "rashomon": 11.5,
 }
-QUICK_SECONDS = 10.0  # an algorithm whose units compile within this is warmed before the long units
+QUICK_SECONDS = 15.0  # an algorithm whose units compile within this is warmed before the long units
 
 # algorithm -> every unit any of its runs may need (its readiness on a page means all of them).
 ALGORITHM_UNITS = {
