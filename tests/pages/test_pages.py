@@ -83,7 +83,7 @@ def test_a_corels_search_too_large_for_memory_is_warned_before_the_run(alice_cli
     html = alice_client.post(
         reverse("run-form-estimate", args=[dataset.pk, "corels"]), run_form_data("corels", max_clauses=2)
     ).json()["html"]
-    assert "fills its" in html and "memory limit" in html
+    assert "fills its queue memory" in html and "sets the prefixes with the worst bounds aside" in html
 
 
 def test_trace_plots_keep_legends_clear_of_the_axis_title_and_show_short_runs():
