@@ -193,6 +193,21 @@ def index_range(pmap, start, stop):
 
 
 @numba.njit(cache=True)
+def move(pmap, to, frm):
+    """Copy entry ``frm`` over entry ``to`` (compacting the dense entries; the index is rebuilt after)."""
+    pmap.keys[to, :] = pmap.keys[frm, :]
+    pmap.hashes[to] = pmap.hashes[frm]
+    update(
+        pmap,
+        to,
+        np.int64(pmap.node[frm]),
+        np.int64(pmap.generation[frm]),
+        pmap.bound[frm],
+        np.int64(pmap.minority[frm]),
+    )
+
+
+@numba.njit(cache=True)
 def compact(pmap, scale, extra, use_minority, best):
     """Drop the entries that can no longer prune anything; return how many remain.
 
@@ -207,16 +222,7 @@ def compact(pmap, scale, extra, use_minority, best):
         if key >= best:
             continue
         if kept != e:
-            pmap.keys[kept, :] = pmap.keys[e, :]
-            pmap.hashes[kept] = pmap.hashes[e]
-            update(
-                pmap,
-                np.int64(kept),
-                np.int64(pmap.node[e]),
-                np.int64(pmap.generation[e]),
-                pmap.bound[e],
-                np.int64(pmap.minority[e]),
-            )
+            move(pmap, np.int64(kept), np.int64(e))
         kept += 1
     pmap.counts[0] = kept
     reindex(pmap)
@@ -233,17 +239,7 @@ def forget(pmap, keep):
     n = pmap.counts[0]
     start = max(0, n - keep)
     for e in range(start, n):
-        k = e - start
-        pmap.keys[k, :] = pmap.keys[e, :]
-        pmap.hashes[k] = pmap.hashes[e]
-        update(
-            pmap,
-            np.int64(k),
-            np.int64(pmap.node[e]),
-            np.int64(pmap.generation[e]),
-            pmap.bound[e],
-            np.int64(pmap.minority[e]),
-        )
+        move(pmap, np.int64(e - start), np.int64(e))
     pmap.counts[0] = n - start
     reindex(pmap)
     return n - start
